@@ -1,0 +1,122 @@
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.urls import reverse
+
+MIN_YEAR = 1900
+MAX_YEAR = 2100
+
+year_validators = [MinValueValidator(MIN_YEAR), MaxValueValidator(MAX_YEAR)]
+
+
+def year_range_constraint(
+    field: str, *, nullable: bool = False
+) -> models.CheckConstraint:
+    """A database check that keeps a year column within MIN_YEAR..MAX_YEAR."""
+    condition = models.Q(**{f"{field}__gte": MIN_YEAR, f"{field}__lte": MAX_YEAR})
+    if nullable:
+        condition |= models.Q(**{f"{field}__isnull": True})
+    return models.CheckConstraint(
+        condition=condition,
+        name=f"%(app_label)s_%(class)s_{field}_sane",
+        violation_error_message=f"{field.replace('_', ' ').capitalize()} must lie "
+        f"between {MIN_YEAR} and {MAX_YEAR}.",
+    )
+
+
+class TopicQuerySet(models.QuerySet):
+    def roots(self) -> "TopicQuerySet":
+        return self.filter(parent__isnull=True)
+
+
+class Topic(models.Model):
+    """A research topic; people, publications and events point at it."""
+
+    name = models.CharField(max_length=120, unique=True)
+    slug = models.SlugField(max_length=120, unique=True)
+    parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="children",
+        help_text="A broader topic; searching it includes this one.",
+    )
+    aliases = models.TextField(
+        blank=True, help_text="Other names for the topic, one per line."
+    )
+    description = models.TextField(blank=True)
+
+    objects = TopicQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(parent=models.F("id")),
+                name="topic_not_own_parent",
+                violation_error_message="A topic cannot be its own parent.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("topic-detail", kwargs={"slug": self.slug})
+
+    @property
+    def alias_list(self) -> list[str]:
+        return [line.strip() for line in self.aliases.splitlines() if line.strip()]
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        seen = {self.pk}
+        node = self.parent
+        while node is not None:
+            if node.pk in seen:
+                raise ValidationError({"parent": "Topics cannot form a cycle."})
+            seen.add(node.pk)
+            node = node.parent
+
+
+class Organization(models.Model):
+    """A university, company or lab: affiliations, education and experience share it."""
+
+    class Kind(models.TextChoices):
+        UNIVERSITY = "university", "University"
+        COMPANY = "company", "Company"
+        LAB = "lab", "Lab or institute"
+        OTHER = "other", "Other"
+
+    name = models.CharField(max_length=200, unique=True)
+    short_name = models.CharField(max_length=60, blank=True)
+    slug = models.SlugField(max_length=200, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
+    location = models.CharField(max_length=200, blank=True)
+    url = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.short_name})" if self.short_name else self.name
+
+
+class LinkBase(models.Model):
+    """A labelled external link, ordered within its owner."""
+
+    label = models.CharField(max_length=120, blank=True)
+    url = models.URLField(max_length=500)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.label or self.url

@@ -1,0 +1,20 @@
+from django.contrib import admin
+
+from events.models import Event, EventLink
+
+
+class EventLinkInline(admin.TabularInline):
+    model = EventLink
+    extra = 0
+    fields = ["position", "kind", "label", "url"]
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ["title", "kind", "date", "date_precision", "host"]
+    list_filter = ["kind", ("date", admin.DateFieldListFilter)]
+    search_fields = ["title", "description", "host", "location"]
+    date_hierarchy = "date"
+    prepopulated_fields = {"slug": ["title"]}
+    autocomplete_fields = ["people", "publication", "topics"]
+    inlines = [EventLinkInline]

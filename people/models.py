@@ -1,0 +1,434 @@
+from django.db import models
+from django.urls import reverse
+
+from directory.dates import DateRange
+from directory.images import reencode_photo, validate_photo
+from directory.models import (
+    LinkBase,
+    Organization,
+    Topic,
+    year_range_constraint,
+    year_validators,
+)
+
+
+class Role(models.TextChoices):
+    # Declaration order is the order of the groups on the people page.
+    FACULTY = "faculty", "Faculty"
+    SENIOR_RESEARCH_SCIENTIST = "senior_research_scientist", "Senior research scientist"
+    RESEARCHER = "researcher", "Researcher"
+    POSTDOC = "postdoc", "Postdoctoral researcher"
+    PHD_STUDENT = "phd_student", "PhD student"
+    MASTERS_STUDENT = "masters_student", "Master's student"
+    UNDERGRADUATE = "undergraduate", "Undergraduate student"
+    ENGINEER = "engineer", "Research engineer"
+    VISITOR = "visitor", "Visitor"
+    STAFF = "staff", "Staff"
+
+
+ROLE_ORDER = {value: index for index, value in enumerate(Role.values)}
+
+
+class PersonQuerySet(models.QuerySet):
+    def current(self) -> "PersonQuerySet":
+        return self.filter(status=Person.Status.CURRENT)
+
+    def alumni(self) -> "PersonQuerySet":
+        return self.filter(status=Person.Status.ALUMNI)
+
+    def for_cards(self) -> "PersonQuerySet":
+        return self.select_related("organization")
+
+
+class Person(models.Model):
+    """A member of the group, with everything their own home page would show."""
+
+    class Status(models.TextChoices):
+        CURRENT = "current", "Current member"
+        ALUMNI = "alumni", "Alumni"
+
+    given_name = models.CharField(max_length=100)
+    family_name = models.CharField(max_length=100)
+    display_name = models.CharField(
+        max_length=200,
+        help_text="The name as the member writes it, e.g. “Jingwei Zuo”.",
+    )
+    preferred_name = models.CharField(
+        max_length=100, blank=True, help_text="A name used day to day, e.g. “Chris”."
+    )
+    native_name = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The name in its native script, e.g. 左京伟.",
+    )
+    pronunciation = models.CharField(
+        max_length=100, blank=True, help_text="A guide such as /dzwaw Jeeng-way/."
+    )
+    slug = models.SlugField(max_length=120, unique=True)
+    role = models.CharField(max_length=40, choices=Role.choices)
+    position_title = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Current position as stated, e.g. “2nd-year Ph.D.”.",
+    )
+    headline = models.CharField(max_length=300, blank=True)
+    organization = models.ForeignKey(
+        Organization,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="members",
+        help_text="Current organisation.",
+    )
+    team = models.CharField(max_length=200, blank=True)
+    location = models.CharField(max_length=200, blank=True)
+    office = models.CharField(max_length=300, blank=True)
+    email = models.EmailField(blank=True)
+    secondary_email = models.EmailField(blank=True)
+    bio = models.TextField(
+        blank=True, help_text="Markdown; raw HTML is removed on render."
+    )
+    research_summary = models.TextField(blank=True, help_text="Markdown.")
+    quote = models.TextField(blank=True)
+    quote_author = models.CharField(max_length=200, blank=True)
+    photo = models.ImageField(
+        upload_to="people/", blank=True, validators=[validate_photo]
+    )
+    photo_thumbnail = models.ImageField(
+        upload_to="people/thumbs/", blank=True, editable=False
+    )
+    photo_alt = models.CharField(max_length=300, blank=True)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.CURRENT
+    )
+    topics = models.ManyToManyField(
+        Topic, blank=True, related_name="people", verbose_name="research interests"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PersonQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["family_name", "given_name"]
+        verbose_name_plural = "people"
+        indexes = [models.Index(fields=["status", "role"])]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    def save(self, *args, **kwargs) -> None:
+        if self.photo and not getattr(self.photo, "_committed", True):
+            # A fresh upload: store re-encoded bytes under a generated name.
+            photo, thumb = reencode_photo(self.photo)
+            self.photo.save(photo.name, photo, save=False)
+            self.photo_thumbnail.save(thumb.name, thumb, save=False)
+        elif not self.photo:
+            self.photo_thumbnail = ""
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("person-detail", kwargs={"slug": self.slug})
+
+    @property
+    def initials(self) -> str:
+        return (self.given_name[:1] + self.family_name[:1]).upper()
+
+    @property
+    def role_order(self) -> int:
+        return ROLE_ORDER.get(self.role, len(ROLE_ORDER))
+
+
+class PersonLink(LinkBase):
+    class Kind(models.TextChoices):
+        HOMEPAGE = "homepage", "Homepage"
+        GITHUB = "github", "GitHub"
+        SCHOLAR = "scholar", "Google Scholar"
+        ORCID = "orcid", "ORCID"
+        LINKEDIN = "linkedin", "LinkedIn"
+        TWITTER = "twitter", "X / Twitter"
+        INSTAGRAM = "instagram", "Instagram"
+        CV = "cv", "CV"
+        OTHER = "other", "Other"
+
+    person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="links")
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
+
+    class Meta(LinkBase.Meta):
+        pass
+
+
+class ResearchArea(models.Model):
+    """A research direction with the projects or questions under it."""
+
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="research_areas"
+    )
+    title = models.CharField(max_length=200)
+    subtitle = models.CharField(max_length=200, blank=True)
+    items = models.TextField(blank=True, help_text="One item per line.")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def item_list(self) -> list[str]:
+        return _lines(self.items)
+
+
+class Education(DateRange):
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="education"
+    )
+    organization = models.ForeignKey(
+        Organization, on_delete=models.PROTECT, related_name="education_entries"
+    )
+    unit = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="School or faculty, e.g. “Courant Institute”.",
+    )
+    degree = models.CharField(max_length=200)
+    field = models.CharField(max_length=200, blank=True)
+    location = models.CharField(max_length=200, blank=True)
+    advisor = models.CharField(max_length=200, blank=True)
+    gpa = models.CharField("GPA", max_length=60, blank=True)
+    honours = models.TextField(blank=True, help_text="One per line.")
+    notes = models.TextField(blank=True, help_text="One per line.")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta(DateRange.Meta):
+        ordering = ["position", "-start_date"]
+        verbose_name_plural = "education"
+
+    def __str__(self) -> str:
+        return f"{self.degree}, {self.organization}"
+
+    @property
+    def honour_list(self) -> list[str]:
+        return _lines(self.honours)
+
+    @property
+    def note_list(self) -> list[str]:
+        return _lines(self.notes)
+
+
+class Experience(DateRange):
+    class Kind(models.TextChoices):
+        POSITION = "position", "Position"
+        INTERNSHIP = "internship", "Internship"
+        RESEARCH = "research", "Research project"
+        OTHER = "other", "Other"
+
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="experience"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.POSITION)
+    organization = models.ForeignKey(
+        Organization,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="experience_entries",
+    )
+    role = models.CharField(max_length=200)
+    team = models.CharField(max_length=200, blank=True)
+    location = models.CharField(max_length=200, blank=True)
+    supervisor = models.CharField(max_length=200, blank=True)
+    supervisor_relation = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="How the source puts it: “Managed by”, “advised by”.",
+    )
+    notes = models.TextField(blank=True, help_text="Bullet notes, one per line.")
+    publication = models.ForeignKey(
+        "publications.Publication",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="experience_entries",
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta(DateRange.Meta):
+        ordering = ["position", "-start_date"]
+        verbose_name_plural = "experience"
+
+    def __str__(self) -> str:
+        return f"{self.role} ({self.organization or self.person})"
+
+    @property
+    def note_list(self) -> list[str]:
+        return _lines(self.notes)
+
+
+class ExperienceLink(LinkBase):
+    experience = models.ForeignKey(
+        Experience, on_delete=models.CASCADE, related_name="links"
+    )
+
+    class Meta(LinkBase.Meta):
+        pass
+
+
+class Award(models.Model):
+    person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="awards")
+    year = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=year_validators
+    )
+    title = models.CharField(max_length=300)
+    granting_body = models.CharField(max_length=200, blank=True)
+    detail = models.CharField(max_length=300, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "-year"]
+        constraints = [year_range_constraint("year", nullable=True)]
+
+    def __str__(self) -> str:
+        return f"{self.year or ''} {self.title}".strip()
+
+
+class Service(models.Model):
+    class Kind(models.TextChoices):
+        REVIEWER = "reviewer", "Conference reviewer"
+        JOURNAL_REVIEWER = "journal_reviewer", "Journal reviewer"
+        PROGRAM_COMMITTEE = "program_committee", "Programme committee"
+        ARTIFACT_EVALUATION = "artifact_evaluation", "Artifact evaluation"
+        CHAIR = "chair", "Chair"
+        MEMBERSHIP = "membership", "Membership"
+        OTHER = "other", "Other"
+
+    person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="service")
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    role = models.CharField(
+        max_length=200, help_text="As stated, e.g. “Artifact evaluator”."
+    )
+    venue = models.CharField(max_length=300, blank=True)
+    year = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=year_validators
+    )
+    detail = models.CharField(max_length=300, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "-year"]
+        verbose_name_plural = "service"
+        constraints = [year_range_constraint("year", nullable=True)]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.venue}".rstrip(": ")
+
+
+class Teaching(models.Model):
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="teaching"
+    )
+    course_code = models.CharField(max_length=40, blank=True)
+    course_title = models.CharField(max_length=200)
+    role = models.CharField(max_length=100)
+    organization = models.ForeignKey(
+        Organization,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="courses",
+    )
+    term = models.CharField(max_length=60, blank=True, help_text="e.g. “Fall 2023”.")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        verbose_name_plural = "teaching"
+
+    def __str__(self) -> str:
+        return f"{self.course_code} {self.course_title}".strip()
+
+
+class OpenSourceContribution(models.Model):
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="open_source"
+    )
+    project = models.CharField(max_length=200)
+    organization = models.CharField(max_length=200, blank=True)
+    role = models.CharField(max_length=100, blank=True)
+    start_year = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=year_validators
+    )
+    end_year = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=year_validators
+    )
+    description = models.TextField(blank=True)
+    publication = models.ForeignKey(
+        "publications.Publication", null=True, blank=True, on_delete=models.SET_NULL
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "-start_year"]
+        constraints = [
+            year_range_constraint("start_year", nullable=True),
+            year_range_constraint("end_year", nullable=True),
+            models.CheckConstraint(
+                condition=models.Q(end_year__isnull=True)
+                | models.Q(start_year__isnull=True)
+                | models.Q(end_year__gte=models.F("start_year")),
+                name="people_opensource_end_not_before_start",
+                violation_error_message="The end year cannot be before the start year.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.project
+
+    @property
+    def years_display(self) -> str:
+        if self.start_year and self.end_year and self.end_year != self.start_year:
+            return f"{self.start_year}–{self.end_year}"
+        return str(self.start_year or self.end_year or "")
+
+
+class ContributionLink(LinkBase):
+    contribution = models.ForeignKey(
+        OpenSourceContribution, on_delete=models.CASCADE, related_name="links"
+    )
+
+    class Meta(LinkBase.Meta):
+        pass
+
+
+class Skill(models.Model):
+    person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="skills")
+    category = models.CharField(max_length=100)
+    items = models.TextField(help_text="Comma-separated, as stated.")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.category
+
+
+class Interest(models.Model):
+    """An off-duty interest: a sport, music, photography."""
+
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="interests"
+    )
+    title = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]

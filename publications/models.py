@@ -1,0 +1,216 @@
+from django.db import models
+from django.db.models import Prefetch
+from django.urls import reverse
+
+from directory.models import LinkBase, Topic, year_range_constraint, year_validators
+
+
+class Venue(models.Model):
+    class Kind(models.TextChoices):
+        CONFERENCE = "conference", "Conference"
+        JOURNAL = "journal", "Journal"
+        WORKSHOP = "workshop", "Workshop"
+        PREPRINT = "preprint", "Preprint server"
+        OTHER = "other", "Other"
+
+    name = models.CharField(max_length=300, unique=True)
+    short_name = models.CharField(max_length=60, blank=True)
+    slug = models.SlugField(max_length=120, unique=True)
+    kind = models.CharField(
+        max_length=20, choices=Kind.choices, default=Kind.CONFERENCE
+    )
+    url = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["short_name", "name"]
+
+    def __str__(self) -> str:
+        return self.short_name or self.name
+
+
+class PublicationQuerySet(models.QuerySet):
+    def with_authors(self) -> "PublicationQuerySet":
+        """Everything a list row shows, in a fixed number of queries."""
+        return self.select_related("venue").prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("person").order_by(
+                    "position"
+                ),
+            ),
+            "links",
+        )
+
+    def by_person(self, person) -> "PublicationQuerySet":
+        return self.filter(authorships__person=person).distinct()
+
+    def selected(self) -> "PublicationQuerySet":
+        return self.filter(selected=True)
+
+    def newest_first(self) -> "PublicationQuerySet":
+        return self.order_by("-year", "-month", "title", "id")
+
+
+class Publication(models.Model):
+    class Status(models.TextChoices):
+        PUBLISHED = "published", "Published"
+        ACCEPTED = "accepted", "Accepted"
+        UNDER_REVIEW = "under_review", "Under review"
+        PREPRINT = "preprint", "Preprint"
+
+    class Kind(models.TextChoices):
+        CONFERENCE_PAPER = "conference_paper", "Conference paper"
+        JOURNAL_ARTICLE = "journal_article", "Journal article"
+        WORKSHOP_PAPER = "workshop_paper", "Workshop paper"
+        PREPRINT = "preprint", "Preprint"
+        TECHNICAL_REPORT = "technical_report", "Technical report"
+        SOFTWARE = "software", "Software"
+        THESIS = "thesis", "Thesis"
+        OTHER = "other", "Other"
+
+    class Presentation(models.TextChoices):
+        NONE = "", "—"
+        ORAL = "oral", "Oral"
+        SPOTLIGHT = "spotlight", "Spotlight"
+        POSTER = "poster", "Poster"
+
+    title = models.CharField(max_length=500)
+    alternative_title = models.CharField(
+        max_length=500, blank=True, help_text="Another title the work is listed under."
+    )
+    slug = models.SlugField(max_length=120, unique=True)
+    kind = models.CharField(
+        max_length=30, choices=Kind.choices, default=Kind.CONFERENCE_PAPER
+    )
+    year = models.PositiveSmallIntegerField(validators=year_validators)
+    month = models.PositiveSmallIntegerField(null=True, blank=True)
+    venue = models.ForeignKey(
+        Venue,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="publications",
+    )
+    venue_detail = models.CharField(
+        max_length=300, blank=True, help_text="Track, volume or full proceedings title."
+    )
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.PUBLISHED
+    )
+    presentation = models.CharField(
+        max_length=20, choices=Presentation.choices, blank=True, default=""
+    )
+    selected = models.BooleanField(
+        default=False,
+        help_text="Featured by a member among their selected publications.",
+    )
+    authors_complete = models.BooleanField(
+        default=True, help_text="Untick when the source names only some of the authors."
+    )
+    summary = models.TextField(blank=True)
+    key_results = models.TextField(blank=True)
+    doi = models.CharField("DOI", max_length=200, blank=True)
+    arxiv_id = models.CharField("arXiv id", max_length=40, blank=True)
+    pages = models.CharField(max_length=40, blank=True)
+    volume = models.CharField(max_length=40, blank=True)
+    number = models.CharField(max_length=40, blank=True)
+    bibtex = models.TextField(
+        blank=True, help_text="The source's BibTeX, kept verbatim."
+    )
+    topics = models.ManyToManyField(Topic, blank=True, related_name="publications")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PublicationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-year", "-month", "title", "id"]
+        indexes = [models.Index(fields=["year", "id"]), models.Index(fields=["status"])]
+        constraints = [
+            year_range_constraint("year"),
+            models.CheckConstraint(
+                condition=models.Q(month__isnull=True)
+                | models.Q(month__gte=1, month__lte=12),
+                name="publication_month_valid",
+                violation_error_message="Month must lie between 1 and 12.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("publication-detail", kwargs={"slug": self.slug})
+
+    @property
+    def bibtex_text(self) -> str:
+        from publications.bibtex import to_bibtex
+
+        return to_bibtex(self)
+
+    @property
+    def venue_label(self) -> str:
+        if self.venue is None:
+            return self.venue_detail
+        return str(self.venue)
+
+
+class Authorship(models.Model):
+    """One author in print order: a member is linked, anyone else kept as a name."""
+
+    publication = models.ForeignKey(
+        Publication, on_delete=models.CASCADE, related_name="authorships"
+    )
+    position = models.PositiveSmallIntegerField(help_text="1 for the first author.")
+    name = models.CharField(max_length=200, help_text="The name as printed.")
+    person = models.ForeignKey(
+        "people.Person",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="authorships",
+    )
+    equal_contribution = models.BooleanField(
+        default=False, help_text="Co-first (equal contribution), marked * in print."
+    )
+    corresponding = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["publication", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["publication", "position"],
+                name="authorship_unique_position",
+                violation_error_message="Two authors cannot share a position.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(position__gte=1),
+                name="authorship_position_positive",
+                violation_error_message="Author positions start at 1.",
+            ),
+        ]
+        indexes = [models.Index(fields=["person", "publication"])]
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.name}"
+
+
+class PublicationLink(LinkBase):
+    class Kind(models.TextChoices):
+        PAPER = "paper", "Paper"
+        PDF = "pdf", "PDF"
+        ARXIV = "arxiv", "arXiv"
+        CODE = "code", "Code"
+        DEMO = "demo", "Demo"
+        PROJECT = "project", "Project"
+        POSTER = "poster", "Poster"
+        VIDEO = "video", "Video"
+        SLIDES = "slides", "Slides"
+        OTHER = "other", "Other"
+
+    publication = models.ForeignKey(
+        Publication, on_delete=models.CASCADE, related_name="links"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PAPER)
+
+    class Meta(LinkBase.Meta):
+        pass

@@ -1,0 +1,137 @@
+import io
+
+import pytest
+from django.contrib import admin
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from PIL import Image
+
+from people.models import Person
+from tests import factories
+
+MODELS = [
+    model
+    for model in admin.site._registry
+    if model._meta.app_label in {"directory", "people", "publications", "events"}
+]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m._meta.label)
+def test_every_changelist_and_add_form_renders(admin_client_logged_in, demo_lab, model):
+    opts = model._meta
+    changelist = reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
+    add = reverse(f"admin:{opts.app_label}_{opts.model_name}_add")
+    assert admin_client_logged_in.get(changelist).status_code == 200
+    assert admin_client_logged_in.get(add).status_code == 200
+    assert admin_client_logged_in.get(changelist, {"q": "zhu"}).status_code == 200
+    first = model.objects.first()
+    if first is not None:
+        change = reverse(
+            f"admin:{opts.app_label}_{opts.model_name}_change", args=[first.pk]
+        )
+        assert admin_client_logged_in.get(change).status_code == 200
+
+
+def _person_form(**overrides) -> dict:
+    data = {
+        "given_name": "Grace",
+        "family_name": "Hopper",
+        "display_name": "Grace Hopper",
+        "slug": "grace-hopper",
+        "role": "researcher",
+        "status": "current",
+    }
+    prefixes = [
+        "links",
+        "research_areas",
+        "education",
+        "experience",
+        "awards",
+        "service",
+        "teaching",
+        "open_source",
+        "skills",
+        "interests",
+    ]
+    for prefix in prefixes:
+        data.update({f"{prefix}-TOTAL_FORMS": "0", f"{prefix}-INITIAL_FORMS": "0"})
+    data.update(overrides)
+    return data
+
+
+def _png_bytes(size=(64, 48)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, (200, 30, 30)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_admin_creates_a_member_with_a_photo_and_thumbnail(admin_client_logged_in):
+    upload = SimpleUploadedFile(
+        "../../evil name.png", _png_bytes(), content_type="image/png"
+    )
+    response = admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(photo=upload)
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    person = Person.objects.get(slug="grace-hopper")
+    assert person.photo and person.photo_thumbnail
+    assert ".." not in person.photo.name and "evil" not in person.photo.name
+    with Image.open(person.photo_thumbnail.path) as thumb:
+        assert thumb.size == (256, 256)
+
+
+def test_admin_rejects_a_non_image_photo_with_a_message(admin_client_logged_in):
+    upload = SimpleUploadedFile(
+        "cv.png", b"%PDF-1.4 not an image", content_type="image/png"
+    )
+    response = admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(photo=upload)
+    )
+    assert response.status_code == 200
+    assert "Upload a valid image" in response.content.decode()
+    assert not Person.objects.filter(slug="grace-hopper").exists()
+
+
+def test_admin_rejects_a_duplicate_slug(admin_client_logged_in):
+    factories.person(slug="grace-hopper")
+    response = admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form()
+    )
+    assert response.status_code == 200
+    assert "Person with this Slug already exists" in response.content.decode()
+
+
+def test_admin_rejects_an_end_before_start_inline_and_saves_nothing(
+    admin_client_logged_in,
+):
+    org = factories.organization()
+    form = _person_form(
+        **{
+            "education-TOTAL_FORMS": "1",
+            "education-0-organization": str(org.pk),
+            "education-0-degree": "PhD",
+            "education-0-start_date": "2024-09-01",
+            "education-0-start_precision": "month",
+            "education-0-end_date": "2020-06-01",
+            "education-0-end_precision": "month",
+            "education-0-position": "0",
+        }
+    )
+    response = admin_client_logged_in.post(reverse("admin:people_person_add"), form)
+    assert response.status_code == 200
+    assert "end date cannot be before the start date" in response.content.decode()
+    assert not Person.objects.filter(slug="grace-hopper").exists()
+
+
+def test_admin_orders_authors_by_position(admin_client_logged_in, db):
+    pub = factories.publication(
+        authors=["First Author", "Second Author", "Third Author"]
+    )
+    html = admin_client_logged_in.get(
+        reverse("admin:publications_publication_change", args=[pub.pk])
+    ).content.decode()
+    assert (
+        html.index("First Author")
+        < html.index("Second Author")
+        < html.index("Third Author")
+    )

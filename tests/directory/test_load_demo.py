@@ -1,0 +1,127 @@
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from directory.models import Organization, Topic
+from events.models import Event
+from people.models import Person
+from publications.models import Authorship, Publication
+
+# What each seed page states, counted by hand from ../shared/seeds/.
+EXPECTED = {
+    # slug: (publications, education, experience, events, awards)
+    "lei-zhu": (2, 3, 1, 5, 2),
+    "jingwei-zuo": (2, 4, 6, 2, 0),
+    "shaoyi-zheng": (4, 2, 6, 0, 1),
+    "zhongzhu-zhou": (15, 5, 5, 10, 10),
+}
+
+
+def _snapshot() -> dict:
+    tables = connection.introspection.django_table_names(only_existing=True)
+    with connection.cursor() as cursor:
+        counts = {}
+        for table in sorted(tables):
+            cursor.execute(f'SELECT COUNT(*) FROM "{table}"')  # noqa: S608 - our own tables
+            counts[table] = cursor.fetchone()[0]
+    stamps = sorted(
+        list(Person.objects.values_list("slug", "updated_at"))
+        + list(Publication.objects.values_list("slug", "updated_at"))
+        + list(Event.objects.values_list("slug", "updated_at"))
+    )
+    return {"counts": counts, "stamps": stamps}
+
+
+@pytest.mark.parametrize("slug", EXPECTED)
+def test_each_member_is_complete(demo_lab, slug):
+    person = Person.objects.get(slug=slug)
+    publications, education, experience, events, awards = EXPECTED[slug]
+    assert Publication.objects.by_person(person).count() == publications
+    assert person.education.count() == education
+    assert person.experience.count() == experience
+    assert person.events.count() == events
+    assert person.awards.count() == awards
+
+
+def test_names_in_every_script_and_pronunciations(demo_lab):
+    zhu = Person.objects.get(slug="lei-zhu")
+    zuo = Person.objects.get(slug="jingwei-zuo")
+    zhou = Person.objects.get(slug="zhongzhu-zhou")
+    assert zhu.native_name == "祝磊"
+    assert (zuo.native_name, zuo.preferred_name) == ("左京伟", "Chris")
+    assert zuo.pronunciation == "/dzwaw Jeeng-way/"
+    assert zhou.pronunciation == "/ZHONG-JOO JOH/"
+    assert zhou.preferred_name == "Charlie"
+
+
+def test_seed_003_belongs_to_shaoyi_zheng(demo_lab):
+    zheng = Person.objects.get(slug="shaoyi-zheng")
+    assert zheng.organization.short_name == "NYU"
+    hilberta = Publication.objects.get(slug="hilberta")
+    first = hilberta.authorships.get(position=1)
+    assert first.person == zheng
+
+
+def test_toma_has_two_co_first_authors_in_order(demo_lab):
+    authors = list(
+        Publication.objects.get(slug="toma").authorships.order_by("position")
+    )
+    assert [a.name for a in authors] == [
+        "Wenbo Lu",
+        "Shaoyi Zheng",
+        "Y. Xia",
+        "S. Wang",
+    ]
+    assert [a.equal_contribution for a in authors] == [True, True, False, False]
+    assert authors[1].person.slug == "shaoyi-zheng"
+
+
+def test_agentverse_keeps_sixteen_authors_and_co_first_marks(demo_lab):
+    authors = list(Publication.objects.get(slug="agentverse").authorships.all())
+    assert len(authors) == 16
+    assert [a.name for a in authors[:3]] == ["Weize Chen", "Yusheng Su", "Jingwei Zuo"]
+    assert [a.equal_contribution for a in authors] == [True, True] + [False] * 14
+    assert authors[2].person.slug == "jingwei-zuo"
+    assert authors[-1].name == "Jie Zhou"
+
+
+def test_duoattention_lists_the_member_third(demo_lab):
+    authors = list(Publication.objects.get(slug="duoattention").authorships.all())
+    assert len(authors) == 8
+    assert authors[0].name == "Guangxuan Xiao"
+    assert authors[2].person.slug == "jingwei-zuo"
+    assert [a.person_id is not None for a in authors].count(True) == 1
+
+
+def test_dates_keep_their_precision_and_open_ends(demo_lab):
+    zuo = Person.objects.get(slug="jingwei-zuo")
+    google = zuo.experience.get(role__startswith="Student Researcher")
+    assert google.period_display == "Sep 2026 – Present"
+    cmu = zuo.experience.get(organization__slug="carnegie-mellon-university")
+    assert cmu.period_display == "Jul 2024 – Oct 2024"
+    talk = Event.objects.get(title__icontains="Efficient Attention Mechanisms")
+    assert talk.date_display == "Nov 14, 2024"
+
+
+def test_verbatim_bibtex_is_kept(demo_lab):
+    biformer = Publication.objects.get(slug="biformer")
+    assert "google_scholar_id = {d1gkVwhDpl0C}" in biformer.bibtex
+    assert biformer.authorships.count() == 5
+
+
+def test_loading_twice_changes_nothing(demo_lab):
+    before = _snapshot()
+    call_command("load_demo", verbosity=0)
+    assert _snapshot() == before
+    assert Person.objects.count() == 4
+    assert Authorship.objects.filter(position=1).count() == Publication.objects.count()
+
+
+def test_shared_records_are_created_once(demo_lab):
+    assert Topic.objects.filter(slug="kv-cache-quantization").count() == 1
+    assert Organization.objects.filter(slug="university-of-sydney").count() == 1
+    assert (
+        Publication.objects.get(slug="oscar")
+        .topics.filter(slug="kv-cache-quantization")
+        .exists()
+    )

@@ -1,0 +1,90 @@
+import re
+
+import pytest
+from django.urls import reverse
+
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+
+
+def test_home_shows_members_news_and_publications(
+    client, demo_lab, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(12):
+        response = client.get("/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    for name in ["Lei Zhu", "Jingwei Zuo", "Shaoyi Zheng", "Zhongzhu Zhou"]:
+        assert name in html
+    news = html[html.index("Latest news") : html.index("Upcoming events")]
+    talks = html[html.index("Recent talks") : html.index("Recent publications")]
+    assert "DeepDiverV2" in news
+    assert (
+        "Cornell RL Seminar Weekly" in talks and "Cornell RL Seminar Weekly" not in news
+    )
+    assert "Panel Discussion" not in news
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/people/",
+        "/publications/",
+        "/events/",
+        "/topics/efficient-ml/",
+        "/search/?q=attention",
+    ],
+)
+def test_no_page_shows_a_plain_email_address(client, demo_lab, url):
+    html = client.get(url).content.decode()
+    assert not EMAIL.search(html), EMAIL.search(html)
+
+
+def test_topic_page_includes_subtopics(client, demo_lab):
+    response = client.get(reverse("topic-detail", args=["quantization"]))
+    html = response.content.decode()
+    assert "KV cache quantization" in html  # a child topic
+    assert "OSCAR" in html  # tagged with the child, found through the parent
+    assert "Zhongzhu Zhou" in html
+
+
+def test_unknown_topic_is_a_404_page(client, db):
+    response = client.get("/topics/no-such-topic/")
+    assert response.status_code == 404
+    assert "Page not found" in response.content.decode()
+
+
+def test_unknown_url_is_a_404_page(client, db):
+    response = client.get("/nowhere/at/all/")
+    assert response.status_code == 404
+    assert "Page not found" in response.content.decode()
+
+
+def test_search_finds_across_kinds(client, demo_lab):
+    html = client.get("/search/", {"q": "DuoAttention"}).content.decode()
+    assert "DuoAttention: Efficient Long-Context LLM Inference" in html
+
+
+def test_server_error_page_is_plain_and_leaks_nothing(client, db, settings):
+    settings.DEBUG = False
+    client.raise_request_exception = False
+    from directory import urls
+
+    def boom(request):
+        raise RuntimeError("secret detail")
+
+    from django.urls import path
+
+    urls.urlpatterns.append(path("boom/", boom))
+    try:
+        from django.urls import clear_url_caches
+
+        clear_url_caches()
+        response = client.get("/boom/")
+    finally:
+        urls.urlpatterns.pop()
+        clear_url_caches()
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert "Something went wrong" in html
+    assert "secret detail" not in html and "Traceback" not in html

@@ -1,0 +1,81 @@
+import datetime
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from directory.dates import Precision
+from people.models import Education, Experience, Service
+from tests import factories
+
+
+@pytest.mark.django_db
+def test_end_before_start_is_refused_by_validation_and_database():
+    person = factories.person()
+    org = factories.organization()
+    entry = Experience(
+        person=person,
+        organization=org,
+        role="Intern",
+        start_date=datetime.date(2024, 5, 1),
+        end_date=datetime.date(2023, 1, 1),
+    )
+    with pytest.raises(ValidationError, match="end date cannot be before the start"):
+        entry.full_clean()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        entry.save()
+
+
+@pytest.mark.django_db
+def test_an_ongoing_range_cannot_also_end():
+    entry = Education(
+        person=factories.person(),
+        organization=factories.organization(),
+        degree="PhD",
+        start_date=datetime.date(2025, 9, 1),
+        end_date=datetime.date(2026, 1, 1),
+        is_ongoing=True,
+    )
+    with pytest.raises(ValidationError, match="ongoing range has no end"):
+        entry.full_clean()
+
+
+@pytest.mark.django_db
+def test_duplicate_slug_is_refused():
+    factories.person(slug="ada")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        factories.person(slug="ada")
+
+
+@pytest.mark.django_db
+def test_years_outside_a_sane_range_are_refused():
+    service = Service(
+        person=factories.person(), kind="reviewer", role="Reviewer", year=3025
+    )
+    with pytest.raises(ValidationError, match="year"):
+        service.full_clean()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        service.save()
+
+
+@pytest.mark.django_db
+def test_periods_render_at_their_precision():
+    entry = Experience(
+        person=factories.person(),
+        role="Intern",
+        start_date=datetime.date(2020, 1, 1),
+        start_precision=Precision.YEAR,
+        is_ongoing=True,
+    )
+    assert entry.period_display == "2020 – Present"
+    entry.is_ongoing = False
+    entry.end_date = datetime.date(2021, 3, 1)
+    entry.end_precision = Precision.MONTH
+    assert entry.period_display == "2020 – Mar 2021"
+
+
+@pytest.mark.django_db
+def test_initials_stand_in_for_a_missing_photo():
+    person = factories.person(given_name="Lei", family_name="Zhu")
+    assert person.initials == "LZ"
+    assert not person.photo_thumbnail

@@ -1,0 +1,139 @@
+import pytest
+
+from tests import factories
+
+
+def test_people_page_groups_members_by_role(
+    client, demo_lab, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(4):
+        response = client.get("/people/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert (
+        html.index("Senior research scientist")
+        < html.index("Researcher")
+        < html.index("PhD student")
+    )
+    for slug in ["lei-zhu", "jingwei-zuo", "shaoyi-zheng", "zhongzhu-zhou"]:
+        assert f'href="/people/{slug}/"' in html
+
+
+@pytest.mark.parametrize(
+    ("slug", "facts"),
+    [
+        (
+            "lei-zhu",
+            [
+                "祝磊",
+                "Huawei Noah",
+                "Rynson W.H. Lau",
+                "Rank 1/102",
+                "RelayAttention",
+                "BiFormer",
+                "Efficient Attention Mechanisms",
+                "Sep 19, 2025",
+                "DeepDiverV2",
+            ],
+        ),
+        (
+            "jingwei-zuo",
+            [
+                "左京伟",
+                "(Chris)",
+                "/dzwaw Jeeng-way/",
+                "Kirkland, Washington",
+                "jingwei.zuo [at] rice [dot] edu",
+                "Linfeng Song",
+                "Streaming DiLoCo",
+                "MaxText #4759",
+                "Dean",
+                "Artifact evaluator",
+                "PPoPP 2026",
+                "Tennis",
+                "Photography",
+                "Sep 2026 – Present",
+            ],
+        ),
+        (
+            "shaoyi-zheng",
+            [
+                "New York University",
+                "Shengjie Wang",
+                "ToMA",
+                "HilbertA",
+                "Co-First Author",
+                "Tencent",
+                "SenseTime",
+                "Triton",
+                "Sep 2025 – Present",
+            ],
+        ),
+        (
+            "zhongzhu-zhou",
+            [
+                "(Charlie)",
+                "/ZHONG-JOO JOH/",
+                "Turbo Team",
+                "Together AI",
+                "Ben Athiwaratkun",
+                "Room 408",
+                "No feeling is final",
+                "Rainer Maria Rilke",
+                "OSCAR",
+                "KITTY",
+                "4.0/4.0",
+                "COMP3520",
+                "Fall 2023",
+                "Web Chair",
+                "B8293G",
+                "National Scholarship",
+                "Cornell RL Seminar",
+            ],
+        ),
+    ],
+)
+def test_profile_shows_the_facts_of_its_source(client, demo_lab, slug, facts):
+    response = client.get(f"/people/{slug}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    missing = [fact for fact in facts if fact not in html]
+    assert not missing
+
+
+def test_profile_marks_co_first_authors_and_links_members(client, demo_lab):
+    html = client.get("/people/shaoyi-zheng/").content.decode()
+    assert '<span class="author">Wenbo Lu</span>*' in html
+    assert (
+        '<a class="author member" href="/people/shaoyi-zheng/">Shaoyi Zheng</a>*'
+        in html
+    )
+
+
+def test_profile_query_count_does_not_grow_with_papers(
+    client, db, django_assert_max_num_queries
+):
+    member = factories.person()
+    for _ in range(3):
+        factories.publication(authors=[member, "Someone Else"])
+    with django_assert_max_num_queries(30) as few:
+        client.get(member.get_absolute_url())
+    for _ in range(20):
+        factories.publication(authors=[member, "Someone Else", "A Third"])
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        response = client.get(member.get_absolute_url())
+    assert response.status_code == 200
+
+
+def test_unknown_person_is_a_404(client, db):
+    assert client.get("/people/nobody-here/").status_code == 404
+
+
+def test_markdown_bio_is_sanitised(client, db):
+    member = factories.person(
+        bio="Hello <script>alert(1)</script> [x](javascript:alert(2)) **bold**"
+    )
+    html = client.get(member.get_absolute_url()).content.decode()
+    assert "<script>alert(1)" not in html
+    assert "javascript:" not in html
+    assert "<strong>bold</strong>" in html

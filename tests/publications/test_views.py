@@ -1,0 +1,42 @@
+from tests import factories
+
+
+def test_publication_list_filters_titles(
+    client, demo_lab, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(6):
+        response = client.get("/publications/", {"q": "attention"})
+    html = response.content.decode()
+    assert "RelayAttention" in html and "DuoAttention" in html
+    assert "AgentVerse" not in html
+
+
+def test_publication_list_query_count_is_independent_of_page_size(
+    client, db, django_assert_max_num_queries
+):
+    for _ in range(30):
+        factories.publication(authors=["A", "B", "C"])
+    with django_assert_max_num_queries(6):
+        response = client.get("/publications/")
+    assert response.status_code == 200
+
+
+def test_publication_page_shows_authors_venue_and_bibtex(client, demo_lab):
+    html = client.get("/publications/duoattention/").content.decode()
+    assert "Guangxuan Xiao" in html and "ICLR" in html and "2025" in html
+    assert "@inproceedings" in html
+
+
+def test_bibtex_download_is_verbatim_when_the_source_gave_it(client, demo_lab):
+    response = client.get("/publications/biformer.bib")
+    assert response["Content-Type"].startswith("application/x-bibtex")
+    assert "google_scholar_id = {d1gkVwhDpl0C}" in response.content.decode()
+
+
+def test_page_number_out_of_range_is_a_404_not_a_500(client, demo_lab):
+    assert client.get("/publications/", {"page": "999"}).status_code == 404
+    assert client.get("/publications/", {"page": "abc"}).status_code == 404
+
+
+def test_unknown_publication_is_a_404(client, db):
+    assert client.get("/publications/nope/").status_code == 404

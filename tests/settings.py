@@ -1,0 +1,21 @@
+"""Test settings: production defaults (DEBUG off) with plain HTTP and fast hashing."""
+
+import os
+
+os.environ.setdefault(
+    "SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz"
+)
+os.environ.setdefault("DEBUG", "0")
+# The test client speaks plain HTTP; the secure defaults are tested on their own.
+os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
+
+from directory.settings import *  # noqa: E402, F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Serve static files from the source folders; no collectstatic before tests.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
