@@ -10,6 +10,7 @@ from django.db import models, transaction
 
 from directory.dates import parse_partial
 from directory.models import Organization, Topic
+from directory.search import deferred
 from events.models import Event
 from people.models import Person
 from publications.models import Authorship, Publication, Venue
@@ -65,7 +66,7 @@ def load_lab_files(paths: Iterable[Path]) -> Stats:
     """Create or update every record the files describe; all or nothing."""
     data = read_lab_files(paths)
     loader = _Loader()
-    with transaction.atomic():
+    with transaction.atomic(), deferred():
         loader.load(data)
     return loader.stats
 

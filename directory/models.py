@@ -1,5 +1,6 @@
+from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.urls import reverse
 
 MIN_YEAR = 1900
@@ -26,6 +27,12 @@ def year_range_constraint(
 class TopicQuerySet(models.QuerySet):
     def roots(self) -> "TopicQuerySet":
         return self.filter(parent__isnull=True)
+
+    def subtree_ids(self, slugs: list[str]) -> models.QuerySet:
+        """Ids of the named topics and of every topic below them."""
+        return TopicClosure.objects.filter(ancestor__slug__in=slugs).values(
+            "descendant_id"
+        )
 
 
 class Topic(models.Model):
@@ -61,8 +68,19 @@ class Topic(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            TopicClosure.rebuild()
+
     def get_absolute_url(self) -> str:
         return reverse("topic-detail", kwargs={"slug": self.slug})
+
+    def delete(self, *args, **kwargs):
+        with transaction.atomic():
+            result = super().delete(*args, **kwargs)
+            TopicClosure.rebuild()
+        return result
 
     @property
     def alias_list(self) -> list[str]:
@@ -78,6 +96,46 @@ class Topic(models.Model):
                 raise ValidationError({"parent": "Topics cannot form a cycle."})
             seen.add(node.pk)
             node = node.parent
+
+
+class TopicClosure(models.Model):
+    """Every (ancestor, descendant) pair of the topic tree, each topic its own ancestor.
+
+    Lets a filter or a facet on a parent topic include its children in one join.
+    """
+
+    ancestor = models.ForeignKey(
+        Topic, on_delete=models.CASCADE, related_name="descendant_links"
+    )
+    descendant = models.ForeignKey(
+        Topic, on_delete=models.CASCADE, related_name="ancestor_links"
+    )
+    depth = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ancestor", "descendant"], name="topic_closure_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["descendant", "ancestor"])]
+
+    def __str__(self) -> str:
+        return f"{self.ancestor_id} > {self.descendant_id}"
+
+    @classmethod
+    def rebuild(cls) -> None:
+        """Recompute the whole table; topics number in the hundreds at most."""
+        parents = dict(Topic.objects.values_list("id", "parent_id"))
+        rows = []
+        for topic_id in parents:
+            node, depth, seen = topic_id, 0, set()
+            while node is not None and node not in seen:
+                seen.add(node)
+                rows.append(cls(ancestor_id=node, descendant_id=topic_id, depth=depth))
+                node, depth = parents.get(node), depth + 1
+        cls.objects.all().delete()
+        cls.objects.bulk_create(rows)
 
 
 class Organization(models.Model):
@@ -120,3 +178,29 @@ class LinkBase(models.Model):
 
     def __str__(self) -> str:
         return self.label or self.url
+
+
+class SearchDocument(models.Model):
+    """The text a record is found by, in four weighted columns (A most, D least).
+
+    The database's full-text index (FTS5 on SQLite, a GIN-indexed tsvector on
+    PostgreSQL) is built from these rows; see directory/search/.
+    """
+
+    a = models.TextField(blank=True, help_text="Names or title.")
+    b = models.TextField(blank=True, help_text="Topics and their aliases.")
+    c = models.TextField(blank=True, help_text="Headline, summary, main text.")
+    d = models.TextField(blank=True, help_text="Everything else.")
+    vector = SearchVectorField(null=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+
+class SearchTerm(models.Model):
+    """A word that occurs in some document: the vocabulary for "did you mean"."""
+
+    word = models.CharField(max_length=64, unique=True)
+
+    def __str__(self) -> str:
+        return self.word

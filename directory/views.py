@@ -1,11 +1,17 @@
-from django.db.models import Q
+from urllib.parse import urlencode
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.generic import TemplateView
 
 from directory.models import Topic
+from directory.search import get_engine, parse
+from events.filters import EventFilter
 from events.models import Event
+from people.filters import PersonFilter
 from people.models import Person
+from publications.filters import PublicationFilter
 from publications.models import Publication
 
 
@@ -47,23 +53,35 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def search(request: HttpRequest) -> HttpResponse:
-    """One box over people, publications and events."""
-    query = request.GET.get("q", "").strip()[:200]
-    context = {"query": query, "people": [], "publications": [], "events": []}
+    """One box over people, publications and events, each group linking to its page."""
+    query = parse(request.GET.get("q", ""))
+    engine = get_engine()
+    groups = []
     if query:
-        context.update(
-            people=Person.objects.for_cards()
-            .filter(
-                Q(display_name__icontains=query)
-                | Q(native_name__icontains=query)
-                | Q(headline__icontains=query)
-                | Q(topics__name__icontains=query)
+        sources = [
+            ("People", "person-list", PersonFilter, Person.objects.for_cards()),
+            ("Publications", "publication-list", PublicationFilter,
+             Publication.objects.with_authors()),
+            ("News and events", "event-list", EventFilter, Event.objects.for_lists()),
+        ]  # fmt: skip
+        for label, url_name, filterset_class, queryset in sources:
+            results = filterset_class({"q": query.text}, queryset=queryset).qs
+            top = list(results[:SEARCH_GROUP_SIZE])
+            snippets = engine.snippets(queryset.model, [obj.pk for obj in top], query)
+            for obj in top:
+                obj.snippet = snippets.get(obj.pk, "")
+            groups.append(
+                {
+                    "label": label,
+                    "kind": queryset.model._meta.model_name,
+                    "count": results.count()
+                    if len(top) == SEARCH_GROUP_SIZE
+                    else len(top),
+                    "results": top,
+                    "url": f"{reverse(url_name)}?{urlencode({'q': query.text})}",
+                }
             )
-            .distinct()[:25],
-            publications=Publication.objects.with_authors()
-            .filter(Q(title__icontains=query) | Q(topics__name__icontains=query))
-            .distinct()
-            .newest_first()[:25],
-            events=Event.objects.for_lists().filter(title__icontains=query)[:25],
-        )
-    return render(request, "directory/search.html", context)
+    return render(request, "directory/search.html", {"query": query, "groups": groups})
+
+
+SEARCH_GROUP_SIZE = 5

@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from directory.dates import Precision, format_partial
-from directory.models import LinkBase, Topic
+from directory.models import LinkBase, SearchDocument, Topic
 
 
 class EventQuerySet(models.QuerySet):
@@ -111,3 +111,15 @@ class EventLink(LinkBase):
 
     class Meta(LinkBase.Meta):
         pass
+
+
+class EventSearchDocument(SearchDocument):
+    event = models.OneToOneField(
+        Event,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="search_document",
+    )
+
+    def __str__(self) -> str:
+        return f"search document of {self.event_id}"

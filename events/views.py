@@ -1,16 +1,13 @@
-from django.views.generic import DetailView, ListView
+from django.views.generic import DetailView
 
+from directory.faceted import FacetedSearchView
+from events.filters import EventFilter
 from events.models import Event
 
 
-class EventListView(ListView):
-    paginate_by = 50
-    queryset = Event.objects.for_lists().order_by("-date", "-id")
-
-    def get_context_data(self, **kwargs) -> dict:
-        return super().get_context_data(
-            upcoming=Event.objects.upcoming().for_lists(), **kwargs
-        )
+class EventListView(FacetedSearchView):
+    filterset_class = EventFilter
+    queryset = Event.objects.all()  # list rows show no related records
 
 
 class EventDetailView(DetailView):

@@ -6,6 +6,7 @@ from directory.images import reencode_photo, validate_photo
 from directory.models import (
     LinkBase,
     Organization,
+    SearchDocument,
     Topic,
     year_range_constraint,
     year_validators,
@@ -132,6 +133,13 @@ class Person(models.Model):
     @property
     def initials(self) -> str:
         return (self.given_name[:1] + self.family_name[:1]).upper()
+
+    @property
+    def group_label(self) -> str:
+        """The heading a member is listed under on the people page."""
+        if self.status == self.Status.ALUMNI:
+            return "Alumni"
+        return self.get_role_display()
 
     @property
     def role_order(self) -> int:
@@ -432,3 +440,15 @@ class Interest(models.Model):
 
 def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class PersonSearchDocument(SearchDocument):
+    person = models.OneToOneField(
+        Person,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="search_document",
+    )
+
+    def __str__(self) -> str:
+        return f"search document of {self.person_id}"

@@ -1,39 +1,23 @@
-from itertools import groupby
-
 from django.db.models import Prefetch
-from django.views.generic import DetailView, ListView
+from django.views.generic import DetailView
 
+from directory.faceted import FacetedSearchView
 from events.models import Event
-from people.models import Experience, Person, Role
+from people.filters import PersonFilter
+from people.models import Experience, Person
 from publications.models import Publication
 
 
-class PersonListView(ListView):
-    """Members grouped by role, current members first, then alumni."""
+class PersonListView(FacetedSearchView):
+    """Members, faceted; without a query they come grouped by role, alumni last."""
 
-    queryset = Person.objects.for_cards().prefetch_related("topics")
+    filterset_class = PersonFilter
+    queryset = Person.objects.for_cards()
 
     def get_context_data(self, **kwargs) -> dict:
         context = super().get_context_data(**kwargs)
-        people = sorted(
-            context["object_list"],
-            key=lambda p: (
-                p.status != Person.Status.CURRENT,
-                p.role_order,
-                p.family_name,
-            ),
-        )
-        groups = []
-        for (is_alumni, _order), members in groupby(
-            people, key=lambda p: (p.status != Person.Status.CURRENT, p.role_order)
-        ):
-            members = list(members)
-            label = "Alumni" if is_alumni else Role(members[0].role).label
-            if is_alumni and groups and groups[-1]["label"] == "Alumni":
-                groups[-1]["members"].extend(members)
-            else:
-                groups.append({"label": label, "members": members})
-        context["groups"] = groups
+        ordered = self.filterset.form.cleaned_data.get("sort") in (None, "", "role")
+        context["grouped"] = not self.query and ordered
         return context
 
 

@@ -2,7 +2,13 @@ from django.db import models
 from django.db.models import Prefetch
 from django.urls import reverse
 
-from directory.models import LinkBase, Topic, year_range_constraint, year_validators
+from directory.models import (
+    LinkBase,
+    SearchDocument,
+    Topic,
+    year_range_constraint,
+    year_validators,
+)
 
 
 class Venue(models.Model):
@@ -214,3 +220,15 @@ class PublicationLink(LinkBase):
 
     class Meta(LinkBase.Meta):
         pass
+
+
+class PublicationSearchDocument(SearchDocument):
+    publication = models.OneToOneField(
+        Publication,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="search_document",
+    )
+
+    def __str__(self) -> str:
+        return f"search document of {self.publication_id}"

@@ -1,23 +1,16 @@
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from django.views.generic import DetailView, ListView
+from django.views.generic import DetailView
 
+from directory.faceted import FacetedSearchView
 from publications.bibtex import to_bibtex
+from publications.filters import PublicationFilter
 from publications.models import Publication
 
 
-class PublicationListView(ListView):
-    paginate_by = 25
-
-    def get_queryset(self):
-        queryset = Publication.objects.with_authors().newest_first()
-        self.query = self.request.GET.get("q", "").strip()[:200]
-        if self.query:
-            queryset = queryset.filter(title__icontains=self.query)
-        return queryset
-
-    def get_context_data(self, **kwargs) -> dict:
-        return super().get_context_data(query=self.query, **kwargs)
+class PublicationListView(FacetedSearchView):
+    filterset_class = PublicationFilter
+    queryset = Publication.objects.with_authors()
 
 
 class PublicationDetailView(DetailView):

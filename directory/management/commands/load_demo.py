@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from directory.labfiles import LabFileError, load_lab_directory
+from directory.search.indexing import index_missing
 
 
 class Command(BaseCommand):
@@ -24,6 +25,7 @@ class Command(BaseCommand):
             stats = load_lab_directory(path)
         except LabFileError as exc:
             raise CommandError(str(exc)) from None
+        index_missing()
         if verbosity == 0:
             return
         if not stats:

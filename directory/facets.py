@@ -1,0 +1,278 @@
+"""Facet counting shared by every faceted page and API endpoint.
+
+A facet's counts are taken with every other filter applied but not its own, so each
+value shows how many results it would match alongside the others (disjunctive
+faceting); within a facet, selected values are ORed.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import django_filters
+from django import forms
+from django.db.models import CharField, Count, QuerySet, Value
+from django.db.models.functions import Cast
+from django.http import QueryDict
+
+from directory.models import MAX_YEAR, MIN_YEAR, Topic
+
+
+@dataclass
+class FacetOption:
+    value: str
+    label: str
+    count: int
+    selected: bool = False
+    url: str = ""
+
+
+@dataclass
+class FacetResult:
+    name: str
+    label: str
+    options: list[FacetOption] = field(default_factory=list)
+
+    @property
+    def selected(self) -> list[FacetOption]:
+        return [o for o in self.options if o.selected]
+
+
+class Facet:
+    """Counts of the values found along `path` (a lookup from the filtered model)."""
+
+    def __init__(
+        self,
+        label: str,
+        path: str,
+        *,
+        label_path: str | None = None,
+        choices: list[tuple[Any, str]] | None = None,
+        distinct: bool = False,
+        order: str = "count",
+        annotate: Callable[[QuerySet], QuerySet] | None = None,
+    ) -> None:
+        self.label = label
+        self.path = path
+        self.label_path = label_path
+        self.choices = dict(choices) if choices else None
+        # Paths through a many-valued relation must count each record once.
+        self.distinct = distinct
+        self.order = order
+        self.annotate = annotate
+
+    def grouped(self, queryset: QuerySet, name: str) -> QuerySet:
+        """One grouped count of this facet's values, in columns every facet shares."""
+        queryset = queryset.order_by()
+        if self.annotate:
+            queryset = self.annotate(queryset)
+        counter = Count("pk", distinct=True) if self.distinct else Count("*")
+        return queryset.values(
+            facet=Value(name, output_field=CharField()),
+            value=Cast(self.path, CharField()),
+            label=Cast(self.label_path or self.path, CharField()),
+        ).annotate(n=counter)
+
+    def options(self, rows: list[dict]) -> list[tuple[str, str, int]]:
+        """(value, label, count) from the grouped rows, in display order."""
+        result = []
+        for row in rows:
+            value = row["value"]
+            if value is None:  # records without a value for this facet
+                continue
+            if self.label_path:
+                label = row["label"] or value
+            elif self.choices is not None:
+                label = str(self.choices.get(value, value))
+            else:
+                label = value
+            result.append((value, label, row["n"]))
+        if self.order == "value_desc":
+            result.sort(key=lambda r: r[0], reverse=True)
+        elif self.order == "value":
+            result.sort(key=lambda r: r[0])
+        else:
+            result.sort(key=lambda r: (-r[2], r[1].lower()))
+        return result
+
+    def count(self, queryset: QuerySet, name: str = "") -> list[tuple[str, str, int]]:
+        return self.options(list(self.grouped(queryset, name)))
+
+
+def topic_facet(relation: str = "topics") -> Facet:
+    return Facet(
+        "Topic",
+        f"{relation}__ancestor_links__ancestor__slug",
+        label_path=f"{relation}__ancestor_links__ancestor__name",
+        distinct=True,
+    )
+
+
+def toggle_url(params: QueryDict, name: str, value: str) -> str:
+    """The query string with one facet value switched on or off (back to page 1)."""
+    params = params.copy()
+    values = params.getlist(name)
+    if value in values:
+        values.remove(value)
+    else:
+        values.append(value)
+    params.setlist(name, values)
+    params.pop("page", None)
+    encoded = params.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+class YearsField(forms.MultipleChoiceField):
+    """Years as repeated parameters (?year=2024&year=2025), each within a sane range."""
+
+    def to_python(self, value) -> list[int]:
+        values = super().to_python(value)
+        years = []
+        for item in values:
+            try:
+                year = int(item)
+            except (TypeError, ValueError):
+                raise forms.ValidationError(f"“{item}” is not a year.") from None
+            if not MIN_YEAR <= year <= MAX_YEAR:
+                raise forms.ValidationError(f"{year} is outside {MIN_YEAR}–{MAX_YEAR}.")
+            years.append(year)
+        return years
+
+    def validate(self, value) -> None:
+        if self.required and not value:
+            raise forms.ValidationError(
+                self.error_messages["required"], code="required"
+            )
+
+
+class YearsFilter(django_filters.MultipleChoiceFilter):
+    field_class = YearsField
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("lookup_expr", "in")
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        return qs.filter(**{f"{self.field_name}__in": value})
+
+
+class TopicFilter(django_filters.ModelMultipleChoiceFilter):
+    """Topics by slug; a topic includes everything below it."""
+
+    def __init__(self, *args, relation: str = "topics", **kwargs) -> None:
+        kwargs.setdefault("queryset", Topic.objects.all())
+        kwargs.setdefault("to_field_name", "slug")
+        kwargs.setdefault("label", "Topic")
+        self.relation = relation
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        subtree = Topic.objects.subtree_ids([t.slug for t in value])
+        tagged = qs.model.objects.filter(**{f"{self.relation}__in": subtree})
+        return qs.filter(pk__in=tagged.values("pk"))
+
+
+class RelatedFilter(django_filters.ModelMultipleChoiceFilter):
+    """Records related to any of the given slugs along `path` (values are ORed)."""
+
+    def __init__(self, model, path: str, **kwargs) -> None:
+        kwargs.setdefault("queryset", model.objects.all())
+        kwargs.setdefault("to_field_name", "slug")
+        self.path = path
+        super().__init__(**kwargs)
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        # A subquery rather than a join, so no record is repeated.
+        related = qs.model.objects.filter(**{f"{self.path}__in": value})
+        return qs.filter(pk__in=related.values("pk"))
+
+
+class SortFilter(django_filters.ChoiceFilter):
+    """The `sort` parameter: validated here, applied by FilterSet.order_results."""
+
+    def __init__(self, choices, **kwargs) -> None:
+        super().__init__(choices=choices, empty_label=None, label="Sort", **kwargs)
+
+    def filter(self, qs, value):
+        return qs
+
+
+class FacetedFilterSet(django_filters.FilterSet):
+    """A FilterSet whose facets are declared beside its filters, by the same names."""
+
+    facets: dict[str, Facet] = {}
+    # Filters that order rather than narrow; facets ignore them.
+    ordering_filters: tuple[str, ...] = ("sort",)
+
+    def filter_queryset(
+        self, queryset: QuerySet, *, without: str | None = None
+    ) -> QuerySet:
+        for name, value in self.form.cleaned_data.items():
+            if name == without or name in self.ordering_filters:
+                continue
+            queryset = self.filters[name].filter(queryset, value)
+        return queryset
+
+    @property
+    def qs(self) -> QuerySet:
+        if not hasattr(self, "_qs"):
+            queryset = self.queryset.all()
+            if self.is_bound:
+                self.errors  # noqa: B018 - validate, so cleaned_data holds the valid values
+                queryset = self.filter_queryset(queryset)
+            self._qs = self.order_results(queryset)
+        return self._qs
+
+    def order_results(self, queryset: QuerySet) -> QuerySet:
+        return queryset
+
+    def facet_results(self, names: list[str] | None = None) -> list[FacetResult]:
+        """Every facet's counts in one query (a UNION ALL of grouped counts)."""
+        if self.is_bound:
+            self.errors  # noqa: B018
+        wanted = [n for n in self.facets if names is None or n in names]
+        parts = []
+        for name in wanted:
+            base = self.queryset.all()
+            if self.is_bound:
+                base = self.filter_queryset(base, without=name)
+            parts.append(self.facets[name].grouped(base, name))
+        rows: dict[str, list[dict]] = {name: [] for name in wanted}
+        if parts:
+            for row in parts[0].union(*parts[1:], all=True):
+                rows[row["facet"]].append(row)
+        params = (
+            self.data if isinstance(self.data, QueryDict) else QueryDict(mutable=True)
+        )
+        results = []
+        for name in wanted:
+            facet = self.facets[name]
+            selected = set()
+            if params and name not in self.form.errors:
+                selected = {str(v) for v in params.getlist(name)}
+            result = FacetResult(name=name, label=facet.label)
+            for value, label, count in facet.options(rows[name]):
+                result.options.append(
+                    FacetOption(
+                        value,
+                        label,
+                        count,
+                        value in selected,
+                        toggle_url(params, name, value),
+                    )
+                )
+            shown = {o.value for o in result.options}
+            for value in sorted(selected - shown):
+                # A selection that now matches nothing still shows, to be removed.
+                result.options.append(
+                    FacetOption(value, value, 0, True, toggle_url(params, name, value))
+                )
+            result.options.sort(key=lambda o: not o.selected)
+            results.append(result)
+        return results

@@ -1,0 +1,112 @@
+"""Keep search documents in step with the records they describe.
+
+Writes inside `deferred()` (imports, the admin, the demo load) are indexed once, when
+the block ends; any other write is indexed at once.
+"""
+
+import contextlib
+import threading
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+
+from django.db import connection, transaction
+
+from directory.models import SearchTerm
+from directory.search.documents import topic_texts
+from directory.search.query import words_of
+from directory.search.registry import resources
+
+_state = threading.local()
+
+
+def _pending() -> dict[str, set[int]] | None:
+    return getattr(_state, "pending", None)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Collect the records to re-index and index them once at the end of the block."""
+    if _pending() is not None:  # already deferring: the outer block indexes
+        yield
+        return
+    _state.pending = defaultdict(set)
+    try:
+        yield
+        pending = _state.pending
+    finally:
+        _state.pending = None
+    for kind, ids in pending.items():
+        index(kind, ids)
+
+
+def schedule(kind: str, ids: Iterable[int | None]) -> None:
+    ids = {pk for pk in ids if pk is not None}
+    if not ids:
+        return
+    pending = _pending()
+    if pending is not None:
+        pending[kind] |= ids
+    else:
+        index(kind, ids)
+
+
+@transaction.atomic
+def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -> int:
+    """Rebuild the documents of the given records; drop those of deleted ones."""
+    resource = resources()[kind]
+    ids = set(ids)
+    if not ids:
+        return 0
+    document = resource.document
+    pk_name = document._meta.pk.attname
+    existing = set(document.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    rows = list(resource.build(ids, topic_texts() if topics is None else topics))
+    built = {row[0] for row in rows}
+    document.objects.filter(pk__in=existing - built).delete()
+    to_create, to_update, words = [], [], set()
+    for pk, a, b, c, d in rows:
+        doc = document(**{pk_name: pk, "a": a, "b": b, "c": c, "d": d})
+        (to_update if pk in existing else to_create).append(doc)
+        words |= words_of(f"{a}\n{b}\n{c}")
+    document.objects.bulk_create(to_create, batch_size=500)
+    document.objects.bulk_update(to_update, ["a", "b", "c", "d"], batch_size=500)
+    if connection.vendor == "postgresql":
+        from directory.search.engines import PostgresEngine
+
+        document.objects.filter(pk__in=built).update(vector=PostgresEngine.vector())
+    SearchTerm.objects.bulk_create(
+        [SearchTerm(word=w) for w in sorted(words)],
+        ignore_conflicts=True,
+        batch_size=1000,
+    )
+    return len(rows)
+
+
+@transaction.atomic
+def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
+    """Drop and rebuild the documents (and the index built from them) from scratch."""
+    topics = topic_texts()
+    counts = {}
+    for kind in kinds or resources():
+        resource = resources()[kind]
+        resource.document.objects.all().delete()
+        ids = list(resource.model.objects.values_list("pk", flat=True))
+        counts[kind] = index(kind, ids, topics) if ids else 0
+        if connection.vendor == "sqlite":
+            from directory.search.operations import fts_table
+
+            table = fts_table(resource.document._meta.db_table)
+            with connection.cursor() as cursor:
+                cursor.execute(f'INSERT INTO "{table}"("{table}") VALUES (\'rebuild\')')
+    return counts
+
+
+def index_missing() -> dict[str, int]:
+    """Index the records that have no document yet (e.g. rows written before search)."""
+    counts = {}
+    for kind, resource in resources().items():
+        ids = resource.model.objects.filter(search_document__isnull=True).values_list(
+            "pk", flat=True
+        )
+        counts[kind] = index(kind, list(ids))
+    return counts

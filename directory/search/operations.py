@@ -1,0 +1,150 @@
+"""Migration operations that build the full-text index the database engine offers."""
+
+from django.db.migrations.operations.base import Operation
+
+PG_CONFIG = "directory_search"
+
+
+def fts_table(db_table: str) -> str:
+    return f"{db_table}_fts"
+
+
+class CreateFullTextIndex(Operation):
+    """SQLite: an FTS5 external-content table kept in sync by triggers.
+
+    PostgreSQL: a GIN index on the document's tsvector column.
+    """
+
+    reversible = True
+
+    def __init__(self, model_name: str) -> None:
+        self.model_name = model_name
+
+    def state_forwards(self, app_label, state) -> None:
+        pass
+
+    def describe(self) -> str:
+        return f"Create the full-text index of {self.model_name}"
+
+    def _model(self, app_label, state):
+        return state.apps.get_model(app_label, self.model_name)
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        model = self._model(app_label, to_state)
+        table = model._meta.db_table
+        pk = model._meta.pk.column
+        vendor = schema_editor.connection.vendor
+        if vendor == "sqlite":
+            for statement in _sqlite_create(table, pk):
+                schema_editor.execute(statement)
+        elif vendor == "postgresql":
+            schema_editor.execute(
+                f'CREATE INDEX "{table}_vector_gin" ON "{table}" USING gin ("vector")'
+            )
+
+    def database_backwards(
+        self, app_label, schema_editor, from_state, to_state
+    ) -> None:
+        model = self._model(app_label, from_state)
+        table = model._meta.db_table
+        vendor = schema_editor.connection.vendor
+        if vendor == "sqlite":
+            for suffix in ("ai", "ad", "au"):
+                schema_editor.execute(f'DROP TRIGGER IF EXISTS "{table}_{suffix}"')
+            schema_editor.execute(f'DROP TABLE IF EXISTS "{fts_table(table)}"')
+        elif vendor == "postgresql":
+            schema_editor.execute(f'DROP INDEX IF EXISTS "{table}_vector_gin"')
+
+
+def _sqlite_create(table: str, pk: str) -> list[str]:
+    fts = fts_table(table)
+    cols = "a, b, c, d"
+    new = "new.a, new.b, new.c, new.d"
+    old = "old.a, old.b, old.c, old.d"
+    delete_old = (
+        f'INSERT INTO "{fts}"("{fts}", rowid, {cols}) '
+        f"VALUES ('delete', old.\"{pk}\", {old});"
+    )
+    insert_new = f'INSERT INTO "{fts}"(rowid, {cols}) VALUES (new."{pk}", {new});'
+    return [
+        # Porter stems (quantized ~ quantization); accents fold (Jürgensen).
+        f'CREATE VIRTUAL TABLE "{fts}" USING fts5({cols}, content="{table}", '
+        f"content_rowid=\"{pk}\", tokenize='porter unicode61 remove_diacritics 2')",
+        f'CREATE TRIGGER "{table}_ai" AFTER INSERT ON "{table}" BEGIN {insert_new} END',
+        f'CREATE TRIGGER "{table}_ad" AFTER DELETE ON "{table}" BEGIN {delete_old} END',
+        f'CREATE TRIGGER "{table}_au" AFTER UPDATE ON "{table}" BEGIN '
+        f"{delete_old} {insert_new} END",
+    ]
+
+
+class CreateSearchConfiguration(Operation):
+    """PostgreSQL: unaccent, pg_trgm and an English configuration that folds accents."""
+
+    reversible = True
+
+    def state_forwards(self, app_label, state) -> None:
+        pass
+
+    def describe(self) -> str:
+        return "Create the PostgreSQL text search configuration"
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        schema_editor.execute("CREATE EXTENSION IF NOT EXISTS unaccent")
+        schema_editor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        schema_editor.execute(
+            f"""
+            DO $$ BEGIN
+              IF NOT EXISTS (
+                SELECT 1 FROM pg_ts_config WHERE cfgname = '{PG_CONFIG}'
+              ) THEN
+                CREATE TEXT SEARCH CONFIGURATION {PG_CONFIG} (COPY = english);
+                ALTER TEXT SEARCH CONFIGURATION {PG_CONFIG}
+                  ALTER MAPPING FOR hword, hword_part, word
+                  WITH unaccent, english_stem;
+              END IF;
+            END $$;
+            """
+        )
+
+    def database_backwards(
+        self, app_label, schema_editor, from_state, to_state
+    ) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(
+                f"DROP TEXT SEARCH CONFIGURATION IF EXISTS {PG_CONFIG}"
+            )
+
+
+class CreateTrigramIndex(Operation):
+    """A trigram GIN index for similarity look-ups (PostgreSQL only)."""
+
+    reversible = True
+
+    def __init__(self, model_name: str, field: str) -> None:
+        self.model_name = model_name
+        self.field = field
+
+    def state_forwards(self, app_label, state) -> None:
+        pass
+
+    def describe(self) -> str:
+        return f"Create a trigram index on {self.model_name}.{self.field}"
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        table = to_state.apps.get_model(app_label, self.model_name)._meta.db_table
+        schema_editor.execute(
+            f'CREATE INDEX "{table}_{self.field}_trgm" ON "{table}" '
+            f'USING gin ("{self.field}" gin_trgm_ops)'
+        )
+
+    def database_backwards(
+        self, app_label, schema_editor, from_state, to_state
+    ) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        table = from_state.apps.get_model(app_label, self.model_name)._meta.db_table
+        schema_editor.execute(f'DROP INDEX IF EXISTS "{table}_{self.field}_trgm"')

@@ -1,0 +1,66 @@
+import django_filters
+from django.db.models import Case, IntegerField, QuerySet, Value, When
+
+from directory.facets import (
+    Facet,
+    FacetedFilterSet,
+    RelatedFilter,
+    SortFilter,
+    TopicFilter,
+    topic_facet,
+)
+from directory.models import Organization
+from directory.search.filters import SearchFilter, rank_by
+from people.models import Person, Role
+from publications.models import Venue
+
+SORTS = [("relevance", "Relevance"), ("name", "Name"), ("role", "Role")]
+
+
+class PersonFilter(FacetedFilterSet):
+    q = SearchFilter()
+    topic = TopicFilter()
+    role = django_filters.MultipleChoiceFilter(choices=Role.choices)
+    organization = RelatedFilter(Organization, "organization", label="Organisation")
+    status = django_filters.MultipleChoiceFilter(choices=Person.Status.choices)
+    venue = RelatedFilter(
+        Venue, "authorships__publication__venue", label="Publishes at"
+    )
+    sort = SortFilter(SORTS)
+
+    facets = {
+        "topic": topic_facet(),
+        "role": Facet("Role", "role", choices=Role.choices),
+        "organization": Facet(
+            "Organisation", "organization__slug", label_path="organization__name"
+        ),
+        "status": Facet("Status", "status", choices=Person.Status.choices),
+        "venue": Facet(
+            "Publishes at",
+            "authorships__publication__venue__slug",
+            label_path="authorships__publication__venue__short_name",
+            distinct=True,
+        ),
+    }
+
+    class Meta:
+        model = Person
+        fields = ["q", "topic", "role", "organization", "status", "venue", "sort"]
+
+    def order_results(self, queryset: QuerySet) -> QuerySet:
+        data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
+        order = data.get("sort") or "relevance"
+        by_role = Case(
+            *(When(role=value, then=Value(i)) for i, value in enumerate(Role.values)),
+            default=Value(len(Role.values)),
+            output_field=IntegerField(),
+        )
+        queryset = queryset.alias(role_order=by_role)
+        if order == "name":
+            return queryset.order_by("family_name", "given_name", "pk")
+        if order == "relevance" and data.get("q"):
+            return rank_by(queryset, data["q"], "role_order", "family_name", "pk")
+        # Current members before alumni ("current" sorts after "alumni").
+        return queryset.order_by(
+            "-status", "role_order", "family_name", "given_name", "pk"
+        )

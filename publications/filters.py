@@ -1,0 +1,72 @@
+import django_filters
+from django.db.models import QuerySet
+
+from directory.facets import (
+    Facet,
+    FacetedFilterSet,
+    RelatedFilter,
+    SortFilter,
+    TopicFilter,
+    YearsFilter,
+    topic_facet,
+)
+from directory.models import MAX_YEAR, MIN_YEAR
+from directory.search.filters import SearchFilter, rank_by
+from people.models import Person
+from publications.models import Publication, Venue
+
+SORTS = [
+    ("relevance", "Relevance"),
+    ("newest", "Newest"),
+    ("oldest", "Oldest"),
+    ("title", "Title"),
+]
+
+
+class PublicationFilter(FacetedFilterSet):
+    q = SearchFilter()
+    topic = TopicFilter()
+    year = YearsFilter(field_name="year")
+    year_from = django_filters.NumberFilter(
+        field_name="year", lookup_expr="gte", min_value=MIN_YEAR, max_value=MAX_YEAR
+    )
+    year_to = django_filters.NumberFilter(
+        field_name="year", lookup_expr="lte", min_value=MIN_YEAR, max_value=MAX_YEAR
+    )
+    venue = RelatedFilter(Venue, "venue", label="Venue")
+    status = django_filters.MultipleChoiceFilter(choices=Publication.Status.choices)
+    kind = django_filters.MultipleChoiceFilter(choices=Publication.Kind.choices)
+    author = RelatedFilter(Person, "authorships__person", label="Member")
+    selected = django_filters.BooleanFilter(field_name="selected")
+    sort = SortFilter(SORTS)
+
+    facets = {
+        "topic": topic_facet(),
+        "year": Facet("Year", "year", order="value_desc"),
+        "venue": Facet("Venue", "venue__slug", label_path="venue__short_name"),
+        "status": Facet("Status", "status", choices=Publication.Status.choices),
+        "author": Facet(
+            "Member",
+            "authorships__person__slug",
+            label_path="authorships__person__display_name",
+            distinct=True,
+        ),
+    }
+
+    class Meta:
+        model = Publication
+        fields = [
+            "q", "topic", "year", "year_from", "year_to", "venue", "status", "kind",
+            "author", "selected", "sort",
+        ]  # fmt: skip
+
+    def order_results(self, queryset: QuerySet) -> QuerySet:
+        data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
+        order = data.get("sort") or "relevance"
+        if order == "oldest":
+            return queryset.order_by("year", "month", "title", "pk")
+        if order == "title":
+            return queryset.order_by("title", "pk")
+        if order == "relevance" and data.get("q"):
+            return rank_by(queryset, data["q"], "-year", "title", "pk")
+        return queryset.order_by("-year", "-month", "title", "pk")

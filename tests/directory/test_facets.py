@@ -1,0 +1,246 @@
+"""Facet counts checked against counts computed independently, in plain Python."""
+
+import random
+
+import pytest
+from django.http import QueryDict
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from directory.models import Topic
+from people.filters import PersonFilter
+from people.models import Person
+from publications.filters import PublicationFilter
+from publications.models import Publication
+from tests import factories
+
+ROLES = ["phd_student", "researcher", "postdoc", "faculty"]
+YEARS = [2021, 2022, 2023, 2024]
+
+
+@pytest.fixture
+def dataset(db):
+    rng = random.Random(7)
+    root = factories.topic(name="Machine learning", slug="ml")
+    child = factories.topic(name="Quantization", slug="quant", parent=root)
+    grandchild = factories.topic(name="KV quantization", slug="kvq", parent=child)
+    other = factories.topic(name="Databases", slug="db")
+    topics = [root, child, grandchild, other]
+    orgs = [factories.organization(slug=f"org{i}") for i in range(3)]
+    venues = [factories.venue(slug=f"v{i}") for i in range(3)]
+    people = []
+    for i in range(24):
+        person = factories.person(
+            slug=f"p{i}",
+            role=rng.choice(ROLES),
+            organization=rng.choice(orgs + [None]),
+            status=rng.choice(["current", "current", "alumni"]),
+        )
+        person.topics.set(rng.sample(topics, rng.randint(0, 2)))
+        people.append(person)
+    for i in range(40):
+        pub = factories.publication(
+            slug=f"w{i}",
+            year=rng.choice(YEARS),
+            venue=rng.choice(venues + [None]),
+            status=rng.choice(["published", "preprint"]),
+            authors=rng.sample(people, rng.randint(1, 3)) + ["Outside Author"],
+        )
+        pub.topics.set(rng.sample(topics, rng.randint(0, 2)))
+    return {"topics": topics}
+
+
+def _subtree(slug: str) -> set[str]:
+    """Slugs at or below a topic, walked in Python rather than through the closure."""
+    found, frontier = {slug}, [slug]
+    while frontier:
+        children = Topic.objects.filter(parent__slug__in=frontier).values_list(
+            "slug", flat=True
+        )
+        frontier = [c for c in children if c not in found]
+        found |= set(frontier)
+    return found
+
+
+def _with_ancestors(topics) -> set[str]:
+    slugs = set()
+    for topic in topics:
+        node = topic
+        while node is not None:
+            slugs.add(node.slug)
+            node = node.parent
+    return slugs
+
+
+def _person_values(person: Person) -> dict[str, set[str]]:
+    topic_values = _with_ancestors(person.topics.all())
+    venues = {
+        a.publication.venue.slug
+        for a in person.authorships.select_related("publication__venue")
+        if a.publication.venue
+    }
+    return {
+        "topic": topic_values,
+        "role": {person.role},
+        "organization": {person.organization.slug} if person.organization else set(),
+        "status": {person.status},
+        "venue": venues,
+    }
+
+
+def _publication_values(pub: Publication) -> dict[str, set[str]]:
+    topic_values = _with_ancestors(pub.topics.all())
+    return {
+        "topic": topic_values,
+        "year": {str(pub.year)},
+        "venue": {pub.venue.slug} if pub.venue else set(),
+        "status": {pub.status},
+        "author": {a.person.slug for a in pub.authorships.all() if a.person},
+    }
+
+
+def _expected(
+    rows: list[dict[str, set[str]]], selection: dict[str, list[str]], facet: str
+):
+    """Counts per value of `facet` over rows matching every other facet's selection."""
+    counts: dict[str, int] = {}
+    for values in rows:
+        if all(
+            set(chosen) & values[name]
+            for name, chosen in selection.items()
+            if chosen and name != facet
+        ):
+            for value in values[facet]:
+                counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def _query(selection: dict[str, list[str]]) -> QueryDict:
+    data = QueryDict(mutable=True)
+    for name, values in selection.items():
+        data.setlist(name, values)
+    return data
+
+
+person_selections = st.fixed_dictionaries(
+    {
+        "topic": st.lists(
+            st.sampled_from(["ml", "quant", "kvq", "db"]), max_size=2, unique=True
+        ),
+        "role": st.lists(st.sampled_from(ROLES), max_size=2, unique=True),
+        "organization": st.lists(
+            st.sampled_from(["org0", "org1", "org2"]), max_size=2, unique=True
+        ),
+        "status": st.lists(
+            st.sampled_from(["current", "alumni"]), max_size=1, unique=True
+        ),
+        "venue": st.lists(st.sampled_from(["v0", "v1", "v2"]), max_size=2, unique=True),
+    }
+)
+publication_selections = st.fixed_dictionaries(
+    {
+        "topic": st.lists(
+            st.sampled_from(["ml", "quant", "kvq", "db"]), max_size=2, unique=True
+        ),
+        "year": st.lists(
+            st.sampled_from([str(y) for y in YEARS]), max_size=2, unique=True
+        ),
+        "venue": st.lists(st.sampled_from(["v0", "v1", "v2"]), max_size=2, unique=True),
+        "status": st.lists(
+            st.sampled_from(["published", "preprint"]), max_size=1, unique=True
+        ),
+        "author": st.lists(
+            st.sampled_from([f"p{i}" for i in range(6)]), max_size=2, unique=True
+        ),
+    }
+)
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+
+
+@SETTINGS
+@given(selection=person_selections)
+def test_person_facet_counts_match_independent_counts(dataset, selection):
+    rows = [
+        _person_values(p)
+        for p in Person.objects.prefetch_related(
+            "topics__parent__parent", "authorships"
+        )
+    ]
+    filterset = PersonFilter(_query(selection), queryset=Person.objects.all())
+    for result in filterset.facet_results():
+        got = {o.value: o.count for o in result.options if o.count}
+        assert got == _expected(rows, selection, result.name), result.name
+    # The result list itself: every facet's selection applied.
+    expected_total = sum(
+        1
+        for values in rows
+        if all(set(v) & values[k] for k, v in selection.items() if v)
+    )
+    assert filterset.qs.count() == expected_total
+
+
+@SETTINGS
+@given(selection=publication_selections)
+def test_publication_facet_counts_match_independent_counts(dataset, selection):
+    rows = [
+        _publication_values(p)
+        for p in Publication.objects.prefetch_related(
+            "topics__parent__parent", "authorships__person"
+        ).select_related("venue")
+    ]
+    filterset = PublicationFilter(_query(selection), queryset=Publication.objects.all())
+    for result in filterset.facet_results():
+        got = {o.value: o.count for o in result.options if o.count}
+        assert got == _expected(rows, selection, result.name), result.name
+
+
+def test_a_parent_topic_includes_its_children(dataset):
+    assert _subtree("ml") == {"ml", "quant", "kvq"}
+    tagged_below = Person.objects.filter(topics__slug__in=["quant", "kvq"]).distinct()
+    results = PersonFilter(QueryDict("topic=ml"), queryset=Person.objects.all()).qs
+    assert set(tagged_below) <= set(results)
+
+
+def test_each_facet_link_leads_to_as_many_results_as_it_shows(client, dataset):
+    for url in ["/people/", "/people/?role=phd_student", "/publications/?year=2023"]:
+        response = client.get(url)
+        for facet in response.context["facets"]:
+            if facet.selected:
+                continue  # adding a value to a selected facet widens the OR
+            for option in facet.options:
+                followed = client.get(response.request["PATH_INFO"] + option.url)
+                assert followed.context["paginator"].count == option.count, (
+                    url,
+                    facet.name,
+                    option.value,
+                )
+
+
+@pytest.mark.parametrize("url", ["/people/", "/publications/", "/events/"])
+def test_query_count_does_not_grow_with_results_or_facet_values(
+    client, db, url, django_assert_max_num_queries
+):
+    member = factories.person()
+    factories.publication(authors=[member])
+    factories.event()
+    with django_assert_max_num_queries(40) as few:
+        client.get(url, {"q": "ada paper event"})
+    baseline = len(few.captured_queries)
+    topics = [factories.topic() for _ in range(15)]
+    for i in range(40):
+        person = factories.person(
+            role=ROLES[i % 4], organization=factories.organization()
+        )
+        person.topics.set(topics[i % 15 : i % 15 + 3])
+        pub = factories.publication(
+            venue=factories.venue(), year=2000 + i % 20, authors=[person, "X", "Y"]
+        )
+        pub.topics.set(topics[i % 15 : i % 15 + 2])
+        factories.event(kind="talk")
+    with django_assert_max_num_queries(baseline):
+        response = client.get(url, {"q": "ada paper event"})
+    assert response.status_code == 200

@@ -1,0 +1,193 @@
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from directory.search import get_engine, parse
+from people.models import Person, PersonSearchDocument
+from publications.models import Publication
+from tests import factories
+
+PAGES = ["/people/", "/publications/", "/events/", "/search/"]
+HOSTILE = [
+    '"unbalanced',
+    "NEAR(kv cache)",
+    "kv* AND OR NOT",
+    "(((",
+    "a:b title:x",
+    "'; DROP TABLE people_person; --",
+    "100%_wild\\card",
+    "nul\x00byte",
+    "祝",
+    "ｋｖ　ｃａｃｈｅ",
+    "x" * 10_240,
+    "^caret +plus -minus ~tilde",
+]
+
+
+def _people(client, **params) -> list[str]:
+    response = client.get("/people/", params)
+    assert response.status_code == 200
+    return [p.slug for p in response.context["object_list"]]
+
+
+def _publications(client, **params) -> list[str]:
+    response = client.get("/publications/", params)
+    assert response.status_code == 200
+    return [p.slug for p in response.context["object_list"]]
+
+
+def test_parse_keeps_words_only():
+    assert parse('KV-cache "quantization" NEAR(x) *').terms == (
+        "kv", "cache", "quantization", "near", "x",
+    )  # fmt: skip
+    assert parse("\x00").terms == ()
+    assert len(parse("word " * 1000).terms) == 12
+
+
+def test_the_member_working_on_kv_cache_quantization_ranks_first(client, demo_lab):
+    assert _people(client, q="KV cache quantization")[0] == "zhongzhu-zhou"
+    assert _people(client, q="KV-cache quantization")[0] == "zhongzhu-zhou"
+
+
+def test_native_script_names_match(client, demo_lab):
+    assert _people(client, q="祝磊") == ["lei-zhu"]
+    assert _people(client, q="左京伟") == ["jingwei-zuo"]
+
+
+def test_hyphens_and_spaces_are_not_significant(client, demo_lab):
+    assert _publications(client, q="long-context") == _publications(
+        client, q="long context"
+    )
+    assert "duoattention" in _publications(client, q="long context")
+
+
+def test_word_forms_match(client, demo_lab):
+    assert "kitty" in _publications(client, q="quantized")
+
+
+def test_accents_are_not_significant(client, db):
+    factories.person(display_name="Søren Jürgensen", family_name="Jürgensen", slug="sj")
+    assert _people(client, q="Jurgensen") == ["sj"]
+    assert _people(client, q="JÜRGENSEN") == ["sj"]
+
+
+def test_research_interest_ranks_above_a_single_paper_mention(client, db):
+    topic = factories.topic(name="Diffusion models", slug="diffusion-models")
+    specialist = factories.person(slug="specialist")
+    specialist.topics.add(topic)
+    occasional = factories.person(slug="occasional")
+    factories.publication(
+        title="A note that mentions diffusion once", authors=[occasional]
+    )
+    assert _people(client, q="diffusion") == ["specialist", "occasional"]
+
+
+def test_an_exact_phrase_beats_scattered_words(client, db):
+    factories.publication(title="Context windows for long documents", slug="scattered")
+    factories.publication(title="Long context inference", slug="phrase")
+    assert _publications(client, q="long context") == ["phrase", "scattered"]
+
+
+def test_names_match_names_first(client, db):
+    factories.person(display_name="Ada Lovelace", family_name="Lovelace", slug="ada")
+    factories.person(slug="fan", bio="Inspired by the work of Lovelace on engines.")
+    assert _people(client, q="Lovelace") == ["ada", "fan"]
+
+
+def test_results_show_why_they_matched(client, demo_lab):
+    response = client.get("/publications/", {"q": "streaming heads"})
+    html = response.content.decode()
+    assert "<mark>" in html
+    assert response.context["object_list"][0].slug == "duoattention"
+
+
+def test_snippets_escape_document_html(client, db):
+    factories.person(slug="x", headline="<img src=x onerror=alert(1)> sparse attention")
+    html = client.get("/people/", {"q": "sparse attention"}).content.decode()
+    assert "<img src=x" not in html
+    assert "&lt;img src=x" in html
+
+
+def test_a_typo_is_corrected_and_said(client, demo_lab):
+    response = client.get("/people/", {"q": "quantizaton"})
+    assert response.context["corrected_from"].text == "quantizaton"
+    assert [p.slug for p in response.context["object_list"]] == ["zhongzhu-zhou"]
+    assert "Showing results for" in response.content.decode()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_hostile_queries_never_fail(client, demo_lab, page):
+    for text in HOSTILE:
+        response = client.get(page, {"q": text, "page": "-1"})
+        assert response.status_code == 200, text
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"topic": "no-such-topic"},
+        {"year": "twenty"},
+        {"year": "99999"},
+        {"year_from": "abc", "year_to": "1e9"},
+        {"role": "emperor"},
+        {"page": "9999"},
+        {"page": "NaN"},
+        {"sort": "chaos"},
+        {"when": "yesterday"},
+        {"venue": "../../etc/passwd"},
+    ],
+)
+def test_bad_filter_values_get_a_message_or_are_ignored(client, db, params):
+    factories.person()
+    factories.publication()
+    factories.event()
+    for page in PAGES[:3]:
+        response = client.get(page, params)
+        assert response.status_code == 200
+        assert response.context["paginator"].count > 0
+
+
+def test_unknown_values_are_reported(client, demo_lab):
+    html = client.get("/people/", {"topic": "no-such-topic"}).content.decode()
+    assert "This filter was ignored" in html
+
+
+def test_edits_reach_the_index(client, db):
+    person = factories.person(slug="editable", headline="Compilers")
+    assert _people(client, q="compilers") == ["editable"]
+    person.headline = "Databases"
+    person.save()
+    assert _people(client, q="compilers") == []
+    assert _people(client, q="databases") == ["editable"]
+    pub = factories.publication(title="Tensor programs", authors=[person])
+    assert _people(client, q="tensor") == ["editable"]  # publication titles count
+    pub.delete()
+    assert _people(client, q="tensor") == []
+
+
+def test_topic_aliases_and_children_match(client, demo_lab):
+    # "KV cache compression" is an alias of the KV-cache-quantization topic.
+    assert "oscar" in _publications(client, q="KV cache compression")
+
+
+def test_rebuild_command_restores_a_lost_index(client, demo_lab):
+    PersonSearchDocument.objects.all().delete()
+    assert _people(client, q="祝磊") == []
+    call_command("rebuild_search_index", verbosity=0)
+    assert _people(client, q="祝磊") == ["lei-zhu"]
+
+
+def test_engine_follows_the_database(db):
+    assert get_engine().vendor == connection.vendor
+
+
+def test_search_page_groups_results_by_kind(
+    client, demo_lab, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(20):
+        response = client.get("/search/", {"q": "attention"})
+    groups = {g["label"]: g for g in response.context["groups"]}
+    assert groups["People"]["count"] >= 2
+    assert groups["Publications"]["count"] >= 3
+    assert groups["Publications"]["url"] == "/publications/?q=attention"
+    assert Person.objects.count() == 4 and Publication.objects.count() > 20
