@@ -14,8 +14,13 @@ from django import forms
 from django.db.models import CharField, Count, QuerySet, Value
 from django.db.models.functions import Cast
 from django.http import QueryDict
+from drf_spectacular.utils import extend_schema_field
 
+from directory.cache import remember
 from directory.models import MAX_YEAR, MIN_YEAR, Topic
+
+# At most this many values per facet (most frequent first), plus any selected one.
+FACET_LIMIT = 100
 
 
 @dataclass
@@ -145,6 +150,12 @@ class YearsField(forms.MultipleChoiceField):
             )
 
 
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR},
+    }
+)
 class YearsFilter(django_filters.MultipleChoiceFilter):
     field_class = YearsField
 
@@ -158,6 +169,7 @@ class YearsFilter(django_filters.MultipleChoiceFilter):
         return qs.filter(**{f"{self.field_name}__in": value})
 
 
+@extend_schema_field({"type": "array", "items": {"type": "string", "format": "slug"}})
 class TopicFilter(django_filters.ModelMultipleChoiceFilter):
     """Topics by slug; a topic includes everything below it."""
 
@@ -176,6 +188,7 @@ class TopicFilter(django_filters.ModelMultipleChoiceFilter):
         return qs.filter(pk__in=tagged.values("pk"))
 
 
+@extend_schema_field({"type": "array", "items": {"type": "string", "format": "slug"}})
 class RelatedFilter(django_filters.ModelMultipleChoiceFilter):
     """Records related to any of the given slugs along `path` (values are ORed)."""
 
@@ -232,7 +245,28 @@ class FacetedFilterSet(django_filters.FilterSet):
     def order_results(self, queryset: QuerySet) -> QuerySet:
         return queryset
 
-    def facet_results(self, names: list[str] | None = None) -> list[FacetResult]:
+    def _cache_params(self) -> list:
+        """The narrowing parameters only: paging and ordering do not change counts."""
+        if not self.is_bound:
+            return []
+        skip = {
+            "page",
+            "page_size",
+            "format",
+            "facets",
+            "ordering",
+            *self.ordering_filters,
+        }
+        data = self.data
+        return sorted(
+            (k, sorted(data.getlist(k)) if hasattr(data, "getlist") else data[k])
+            for k in data
+            if k not in skip
+        )
+
+    def facet_results(
+        self, names: list[str] | None = None, limit: int = FACET_LIMIT
+    ) -> list[FacetResult]:
         """Every facet's counts in one query (a UNION ALL of grouped counts)."""
         if self.is_bound:
             self.errors  # noqa: B018
@@ -245,7 +279,9 @@ class FacetedFilterSet(django_filters.FilterSet):
             parts.append(self.facets[name].grouped(base, name))
         rows: dict[str, list[dict]] = {name: [] for name in wanted}
         if parts:
-            for row in parts[0].union(*parts[1:], all=True):
+            key = [type(self).__name__, wanted, self._cache_params()]
+            union = parts[0].union(*parts[1:], all=True)
+            for row in remember(key, lambda: list(union)):
                 rows[row["facet"]].append(row)
         params = (
             self.data if isinstance(self.data, QueryDict) else QueryDict(mutable=True)
@@ -257,7 +293,10 @@ class FacetedFilterSet(django_filters.FilterSet):
             if params and name not in self.form.errors:
                 selected = {str(v) for v in params.getlist(name)}
             result = FacetResult(name=name, label=facet.label)
-            for value, label, count in facet.options(rows[name]):
+            options = facet.options(rows[name])
+            # The most frequent values, and every selected one, whatever its rank.
+            kept = options[:limit] + [o for o in options[limit:] if o[0] in selected]
+            for value, label, count in kept:
                 result.options.append(
                     FacetOption(
                         value,

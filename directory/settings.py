@@ -29,8 +29,13 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "django.contrib.sitemaps",
+    "corsheaders",
     "django_filters",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "directory",
     "people",
     "publications",
@@ -40,6 +45,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    # ETag and Last-Modified answered with 304 when the client has the same copy.
+    "django.middleware.http.ConditionalGetMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -87,6 +95,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = (
         0 if DEBUG else DATABASES["default"]["CONN_MAX_AGE"]
     )
+
+# Local memory by default; CACHE_URL (e.g. redis://127.0.0.1:6379/0) shares it between
+# processes and servers.
+CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+        }
+        if CACHE_URL.startswith(("redis://", "rediss://", "unix://"))
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, got {CACHE_URL!r}")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -155,11 +179,72 @@ CSRF_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
 
 REST_FRAMEWORK = {
+    # Set explicitly: DRF's own default would let anyone write.
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.DjangoModelPermissionsOrAnonReadOnly"
     ],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first, so an anonymous write is answered 401 with WWW-Authenticate.
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "directory.api.pagination.Pagination",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "directory.api.throttling.AnonThrottle",
+        "directory.api.throttling.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_ANON_RATE", "120/minute"),
+        "user": env_str("API_USER_RATE", "1200/minute"),
+    },
+    "DEFAULT_SCHEMA_CLASS": "directory.api.schema.DirectorySchema",
+    "EXCEPTION_HANDLER": "directory.api.errors.api_exception_handler",
+    "URL_FORMAT_OVERRIDE": "format",
 }
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": f"{LAB_NAME} API",
+    "DESCRIPTION": (
+        "The lab directory's members, publications and events. Lists take the same "
+        "filters as the site's pages (`q`, `topic`, `role`, `year`, `venue`…), "
+        "`facets=` for counts, `page`/`page_size` (at most 200) and `ordering`. "
+        "Anonymous clients read; writes need a token (`Authorization: Token …`) or a "
+        "session, and the matching model permission. Errors are JSON: "
+        '`{"error": {"status", "code", "message", "fields"}}`.'
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "ENUM_NAME_OVERRIDES": {
+        "PersonRoleEnum": "people.models.Role",
+        "PersonStatusEnum": "people.models.Person.Status",
+        "PublicationStatusEnum": "publications.models.Publication.Status",
+        "PublicationKindEnum": "publications.models.Publication.Kind",
+        "EventKindEnum": "events.models.Event.Kind",
+        "EventLinkKindEnum": "events.models.EventLink.Kind",
+        "OrganizationKindEnum": "directory.models.Organization.Kind",
+        "VenueKindEnum": "publications.models.Venue.Kind",
+        "PublicationLinkKindEnum": "publications.models.PublicationLink.Kind",
+        "PersonLinkKindEnum": "people.models.PersonLink.Kind",
+        "ExperienceKindEnum": "people.models.Experience.Kind",
+        "ServiceKindEnum": "people.models.Service.Kind",
+    },
+}
+
+# Other sites may read the API from the browser; nothing is opened for writing.
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
+CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", False)
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 
 LOGGING = {
     "version": 1,

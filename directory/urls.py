@@ -2,6 +2,11 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from django.views.static import serve
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 
 from directory import views
 
@@ -12,8 +17,23 @@ urlpatterns = [
     path("events/", include("events.urls")),
     path("topics/<slug:slug>/", views.topic_detail, name="topic-detail"),
     path("search/", views.search, name="search"),
+    path("", include("directory.meta_urls")),
     path("admin/", admin.site.urls),
+    path("api/", include("directory.api_router", namespace="api")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerView.as_view(url_name="api-schema"),
+        name="api-docs",
+    ),
+    path(
+        "api/redoc/",
+        SpectacularRedocView.as_view(url_name="api-schema"),
+        name="api-redoc",
+    ),
 ]
+
+handler404 = "directory.views.not_found"
 
 if settings.SERVE_MEDIA:
     # Uploaded photos; a production deployment serves media from its web server

@@ -1,8 +1,9 @@
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.views.defaults import page_not_found
 from django.views.generic import TemplateView
 
 from directory.models import Topic
@@ -14,18 +15,18 @@ from people.models import Person
 from publications.filters import PublicationFilter
 from publications.models import Publication
 
+HOME_MEMBERS = 24
+
 
 class HomeView(TemplateView):
     template_name = "home.html"
 
     def get_context_data(self, **kwargs) -> dict:
         context = super().get_context_data(**kwargs)
-        members = sorted(
-            Person.objects.current().for_cards(),
-            key=lambda p: (p.role_order, p.family_name),
-        )
+        members = Person.objects.current().for_cards().by_role()
         context.update(
-            members=members,
+            members=members[:HOME_MEMBERS],
+            member_count=members.count(),
             news=Event.objects.news().past().for_lists()[:8],
             upcoming=Event.objects.upcoming().for_lists()[:5],
             recent_talks=Event.objects.talks().past().for_lists()[:5],
@@ -35,21 +36,33 @@ class HomeView(TemplateView):
 
 
 def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """A topic with the people, publications and events under it and its subtopics."""
+    """A topic with the latest people, papers and events under it and its subtopics."""
     topic = get_object_or_404(
         Topic.objects.select_related("parent").prefetch_related("children"), slug=slug
     )
-    topic_ids = [topic.pk, *topic.children.values_list("pk", flat=True)]
+    subtree = Topic.objects.subtree_ids([topic.slug])
+    people = Person.objects.for_cards().filter(
+        pk__in=Person.objects.filter(topics__in=subtree).values("pk")
+    )
+    publications = Publication.objects.with_authors().filter(
+        pk__in=Publication.objects.filter(topics__in=subtree).values("pk")
+    )
+    events = Event.objects.filter(
+        pk__in=Event.objects.filter(topics__in=subtree).values("pk")
+    )
     context = {
         "topic": topic,
-        "people": Person.objects.for_cards().filter(topics__in=topic_ids).distinct(),
-        "publications": Publication.objects.with_authors()
-        .filter(topics__in=topic_ids)
-        .distinct()
-        .newest_first(),
-        "events": Event.objects.for_lists().filter(topics__in=topic_ids).distinct(),
+        "people": people.by_role()[:TOPIC_LIST_SIZE],
+        "people_count": people.count(),
+        "publications": publications.newest_first()[:TOPIC_LIST_SIZE],
+        "publication_count": publications.count(),
+        "events": events.order_by("-date", "-pk")[:TOPIC_LIST_SIZE],
+        "event_count": events.count(),
     }
     return render(request, "directory/topic_detail.html", context)
+
+
+TOPIC_LIST_SIZE = 24
 
 
 def search(request: HttpRequest) -> HttpResponse:
@@ -85,3 +98,11 @@ def search(request: HttpRequest) -> HttpResponse:
 
 
 SEARCH_GROUP_SIZE = 5
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """JSON for the API's clients, the site's page for everyone else."""
+    if request.path.startswith("/api/"):
+        body = {"error": {"status": 404, "code": "not_found", "message": "Not found."}}
+        return JsonResponse(body, status=404)
+    return page_not_found(request, exception)

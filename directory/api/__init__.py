@@ -1,0 +1,1 @@
+"""What every API endpoint shares: paging, errors, throttles, renderers, facets."""

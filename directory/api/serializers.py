@@ -1,0 +1,84 @@
+import copy
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+
+from directory.models import Organization, Topic
+
+
+class ModelCleanMixin:
+    """Run the model's own validation (constraints, clean) as the admin does."""
+
+    def validate(self, attrs: dict) -> dict:
+        attrs = super().validate(attrs)
+        model = self.Meta.model
+        instance = copy.copy(self.instance) if self.instance else model()
+        many = {
+            f.name for f in model._meta.get_fields() if f.many_to_many or f.one_to_many
+        }
+        for key, value in attrs.items():
+            if key not in many:
+                setattr(instance, key, value)
+        try:
+            instance.full_clean(exclude=sorted(many), validate_unique=True)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return attrs
+
+
+class TopicBriefSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:topic-detail", lookup_field="slug"
+    )
+
+    class Meta:
+        model = Topic
+        fields = ["url", "slug", "name"]
+
+
+class OrganizationBriefSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:organization-detail", lookup_field="slug"
+    )
+
+    class Meta:
+        model = Organization
+        fields = ["url", "slug", "name", "short_name"]
+
+
+class TopicSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:topic-detail", lookup_field="slug"
+    )
+    parent = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Topic.objects.all(), allow_null=True, required=False
+    )
+    aliases = serializers.ListField(
+        child=serializers.CharField(max_length=120), required=False, source="alias_list"
+    )
+    html_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Topic
+        fields = ["url", "slug", "name", "parent", "aliases", "description", "html_url"]
+
+    def get_html_url(self, topic: Topic) -> str:
+        return self.context["request"].build_absolute_uri(topic.get_absolute_url())
+
+    def validate(self, attrs: dict) -> dict:
+        if "alias_list" in attrs:
+            attrs["aliases"] = "\n".join(
+                a.strip() for a in attrs.pop("alias_list") if a.strip()
+            )
+        return super().validate(attrs)
+
+
+class OrganizationSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:organization-detail", lookup_field="slug"
+    )
+    website = serializers.URLField(source="url", required=False, allow_blank=True)
+
+    class Meta:
+        model = Organization
+        fields = ["url", "slug", "name", "short_name", "kind", "location", "website"]

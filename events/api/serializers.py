@@ -1,0 +1,87 @@
+from rest_framework import serializers
+
+from directory.api.serializers import ModelCleanMixin, TopicBriefSerializer
+from directory.models import Topic
+from events.models import Event, EventLink
+from people.api.serializers import PersonBriefSerializer
+from people.models import Person
+from publications.models import Publication
+
+
+class EventLinkSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = EventLink
+        fields = ["kind", "label", "url"]
+
+
+class EventSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:event-detail", lookup_field="slug"
+    )
+    people = PersonBriefSerializer(many=True)
+    publication = serializers.HyperlinkedRelatedField(
+        view_name="api:publication-detail",
+        lookup_field="slug",
+        read_only=True,
+        allow_null=True,
+    )
+    topics = TopicBriefSerializer(many=True)
+    links = EventLinkSerializer(many=True)
+    date_display = serializers.CharField(read_only=True)
+    html_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Event
+        fields = [
+            "url",
+            "slug",
+            "kind",
+            "title",
+            "date",
+            "date_precision",
+            "date_display",
+            "end_date",
+            "location",
+            "host",
+            "description",
+            "people",
+            "publication",
+            "topics",
+            "links",
+            "html_url",
+        ]
+
+    def get_html_url(self, event: Event) -> str:
+        return self.context["request"].build_absolute_uri(event.get_absolute_url())
+
+
+class EventWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    people = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Person.objects.all(), many=True, required=False
+    )
+    topics = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Topic.objects.all(), many=True, required=False
+    )
+    publication = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=Publication.objects.all(),
+        allow_null=True,
+        required=False,
+    )
+
+    class Meta:
+        model = Event
+        fields = [
+            "slug",
+            "kind",
+            "title",
+            "date",
+            "date_precision",
+            "end_date",
+            "location",
+            "host",
+            "description",
+            "people",
+            "publication",
+            "topics",
+        ]

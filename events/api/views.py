@@ -1,0 +1,26 @@
+from drf_spectacular.utils import extend_schema_view
+
+from directory.api.base import FacetedViewSet, detail_schema, list_schema, write_schemas
+from events.api.serializers import EventSerializer, EventWriteSerializer
+from events.filters import EventFilter
+from events.models import Event
+
+
+@extend_schema_view(
+    list=list_schema(
+        EventFilter,
+        EventSerializer,
+        description="News, talks and events, filtered like /events/. "
+        "`?when=upcoming` lists what is still to come.",
+    ),
+    retrieve=detail_schema(EventSerializer),
+    **write_schemas(EventSerializer, EventWriteSerializer),
+)
+class EventViewSet(FacetedViewSet):
+    queryset = Event.objects.select_related("publication").prefetch_related(
+        "people", "topics", "links"
+    )
+    serializer_class = EventSerializer
+    write_serializer_class = EventWriteSerializer
+    filterset_class = EventFilter
+    ordering_fields = ["date", "title"]

@@ -1,0 +1,302 @@
+from rest_framework import serializers
+
+from directory.api.serializers import (
+    ModelCleanMixin,
+    OrganizationBriefSerializer,
+    TopicBriefSerializer,
+)
+from directory.models import Organization, Topic
+from people.models import (
+    Award,
+    Education,
+    Experience,
+    Interest,
+    OpenSourceContribution,
+    Person,
+    PersonLink,
+    ResearchArea,
+    Service,
+    Skill,
+    Teaching,
+)
+
+
+class PeriodMixin(serializers.Serializer):
+    """A date range as the source states it: ISO dates at their precision."""
+
+    start = serializers.SerializerMethodField()
+    end = serializers.SerializerMethodField()
+    ongoing = serializers.BooleanField(source="is_ongoing", read_only=True)
+    period = serializers.CharField(source="period_display", read_only=True)
+
+    def get_start(self, obj) -> str:
+        from directory.dates import iso_partial
+
+        return iso_partial(obj.start_date, obj.start_precision)
+
+    def get_end(self, obj) -> str:
+        from directory.dates import iso_partial
+
+        return iso_partial(obj.end_date, obj.end_precision)
+
+
+class PersonBriefSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:person-detail", lookup_field="slug"
+    )
+
+    class Meta:
+        model = Person
+        fields = ["url", "slug", "display_name"]
+
+
+class PersonLinkSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PersonLink
+        fields = ["kind", "label", "url"]
+
+
+class ResearchAreaSerializer(serializers.ModelSerializer):
+    items = serializers.ListField(source="item_list", child=serializers.CharField())
+
+    class Meta:
+        model = ResearchArea
+        fields = ["title", "subtitle", "items"]
+
+
+class EducationSerializer(PeriodMixin, serializers.ModelSerializer):
+    organization = OrganizationBriefSerializer()
+    honours = serializers.ListField(source="honour_list", child=serializers.CharField())
+    notes = serializers.ListField(source="note_list", child=serializers.CharField())
+
+    class Meta:
+        model = Education
+        fields = [
+            "organization",
+            "unit",
+            "degree",
+            "field",
+            "location",
+            "start",
+            "end",
+            "ongoing",
+            "period",
+            "advisor",
+            "gpa",
+            "honours",
+            "notes",
+        ]
+
+
+class ExperienceSerializer(PeriodMixin, serializers.ModelSerializer):
+    organization = OrganizationBriefSerializer(allow_null=True)
+    notes = serializers.ListField(source="note_list", child=serializers.CharField())
+    links = serializers.SerializerMethodField()
+    publication = serializers.HyperlinkedRelatedField(
+        view_name="api:publication-detail",
+        lookup_field="slug",
+        read_only=True,
+        allow_null=True,
+    )
+
+    class Meta:
+        model = Experience
+        fields = [
+            "kind",
+            "organization",
+            "role",
+            "team",
+            "location",
+            "start",
+            "end",
+            "ongoing",
+            "period",
+            "supervisor",
+            "supervisor_relation",
+            "notes",
+            "links",
+            "publication",
+        ]
+
+    def get_links(self, obj) -> list[dict]:
+        return [{"label": link.label, "url": link.url} for link in obj.links.all()]
+
+
+class AwardSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Award
+        fields = ["year", "title", "granting_body", "detail"]
+
+
+class ServiceSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Service
+        fields = ["kind", "role", "venue", "year", "detail"]
+
+
+class TeachingSerializer(serializers.ModelSerializer):
+    organization = OrganizationBriefSerializer(allow_null=True)
+
+    class Meta:
+        model = Teaching
+        fields = ["course_code", "course_title", "role", "organization", "term"]
+
+
+class OpenSourceSerializer(serializers.ModelSerializer):
+    links = serializers.SerializerMethodField()
+
+    class Meta:
+        model = OpenSourceContribution
+        fields = [
+            "project",
+            "organization",
+            "role",
+            "start_year",
+            "end_year",
+            "description",
+            "links",
+        ]
+
+    def get_links(self, obj) -> list[dict]:
+        return [{"label": link.label, "url": link.url} for link in obj.links.all()]
+
+
+class SkillSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Skill
+        fields = ["category", "items"]
+
+
+class InterestSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Interest
+        fields = ["title", "description"]
+
+
+class PersonSerializer(serializers.HyperlinkedModelSerializer):
+    """A member as listed: names in every script, role, organisation, topics."""
+
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:person-detail", lookup_field="slug"
+    )
+    organization = OrganizationBriefSerializer(allow_null=True)
+    topics = TopicBriefSerializer(many=True)
+    role_label = serializers.CharField(source="get_role_display", read_only=True)
+    html_url = serializers.SerializerMethodField()
+    photo = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Person
+        fields = [
+            "url",
+            "slug",
+            "display_name",
+            "given_name",
+            "family_name",
+            "preferred_name",
+            "native_name",
+            "pronunciation",
+            "role",
+            "role_label",
+            "position_title",
+            "headline",
+            "organization",
+            "team",
+            "location",
+            "status",
+            "topics",
+            "photo",
+            "html_url",
+        ]
+
+    def get_html_url(self, person: Person) -> str:
+        return self.context["request"].build_absolute_uri(person.get_absolute_url())
+
+    def get_photo(self, person: Person) -> str | None:
+        if not person.photo_thumbnail:
+            return None
+        return self.context["request"].build_absolute_uri(person.photo_thumbnail.url)
+
+
+class PersonDetailSerializer(PersonSerializer):
+    """A whole profile. Email addresses are left out: scrapers read APIs too."""
+
+    links = PersonLinkSerializer(many=True)
+    research_areas = ResearchAreaSerializer(many=True)
+    education = EducationSerializer(many=True)
+    experience = ExperienceSerializer(many=True)
+    awards = AwardSerializer(many=True)
+    service = ServiceSerializer(many=True)
+    teaching = TeachingSerializer(many=True)
+    open_source = OpenSourceSerializer(many=True)
+    skills = SkillSerializer(many=True)
+    interests = InterestSerializer(many=True)
+    publications = serializers.SerializerMethodField()
+
+    class Meta(PersonSerializer.Meta):
+        fields = [
+            *PersonSerializer.Meta.fields,
+            "office",
+            "bio",
+            "research_summary",
+            "quote",
+            "quote_author",
+            "links",
+            "research_areas",
+            "education",
+            "experience",
+            "awards",
+            "service",
+            "teaching",
+            "open_source",
+            "skills",
+            "interests",
+            "publications",
+        ]
+
+    def get_publications(self, person: Person) -> str:
+        from django.urls import reverse
+
+        url = reverse("api:publication-list") + f"?author={person.slug}"
+        return self.context["request"].build_absolute_uri(url)
+
+
+class PersonWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """What a client may set on a member; profile rows are edited in the admin."""
+
+    organization = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=Organization.objects.all(),
+        allow_null=True,
+        required=False,
+    )
+    topics = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Topic.objects.all(), many=True, required=False
+    )
+
+    class Meta:
+        model = Person
+        fields = [
+            "slug",
+            "given_name",
+            "family_name",
+            "display_name",
+            "preferred_name",
+            "native_name",
+            "pronunciation",
+            "role",
+            "position_title",
+            "headline",
+            "organization",
+            "team",
+            "location",
+            "office",
+            "email",
+            "secondary_email",
+            "bio",
+            "research_summary",
+            "quote",
+            "quote_author",
+            "status",
+            "topics",
+        ]

@@ -1,0 +1,54 @@
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema_view
+
+from directory.api.base import FacetedViewSet, detail_schema, list_schema, write_schemas
+from people.api.serializers import (
+    PersonDetailSerializer,
+    PersonSerializer,
+    PersonWriteSerializer,
+)
+from people.filters import PersonFilter
+from people.models import Experience, Person
+
+
+@extend_schema_view(
+    list=list_schema(
+        PersonFilter,
+        PersonSerializer,
+        description="Members, searched and filtered like /people/. Example: "
+        "`/api/people/?q=KV+cache+quantization&facets=topic,role`.",
+    ),
+    retrieve=detail_schema(PersonDetailSerializer),
+    **write_schemas(PersonDetailSerializer, PersonWriteSerializer),
+)
+class PersonViewSet(FacetedViewSet):
+    """Members of the group with their whole profile on the detail endpoint."""
+
+    queryset = Person.objects.select_related("organization").prefetch_related("topics")
+    serializer_class = PersonSerializer
+    detail_serializer_class = PersonDetailSerializer
+    write_serializer_class = PersonWriteSerializer
+    filterset_class = PersonFilter
+    ordering_fields = ["family_name", "display_name", "role"]
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        if self.action == "retrieve":
+            queryset = queryset.prefetch_related(
+                "links",
+                "research_areas",
+                "education__organization",
+                Prefetch(
+                    "experience",
+                    queryset=Experience.objects.select_related(
+                        "organization", "publication"
+                    ).prefetch_related("links"),
+                ),
+                "awards",
+                "service",
+                "teaching__organization",
+                "open_source__links",
+                "skills",
+                "interests",
+            )
+        return queryset

@@ -1,0 +1,224 @@
+from django.db import transaction
+from django.urls import reverse
+from rest_framework import serializers
+
+from directory.api.serializers import ModelCleanMixin, TopicBriefSerializer
+from directory.models import Topic
+from people.models import Person
+from publications.models import Authorship, Publication, PublicationLink, Venue
+
+
+class VenueBriefSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:venue-detail", lookup_field="slug"
+    )
+
+    class Meta:
+        model = Venue
+        fields = ["url", "slug", "name", "short_name"]
+
+
+class VenueSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:venue-detail", lookup_field="slug"
+    )
+    website = serializers.URLField(source="url", required=False, allow_blank=True)
+
+    class Meta:
+        model = Venue
+        fields = ["url", "slug", "name", "short_name", "kind", "website"]
+
+
+class AuthorSerializer(serializers.ModelSerializer):
+    """One author in print order; `person` is the member's API URL, or null."""
+
+    person = serializers.HyperlinkedRelatedField(
+        view_name="api:person-detail",
+        lookup_field="slug",
+        read_only=True,
+        allow_null=True,
+    )
+
+    class Meta:
+        model = Authorship
+        fields = ["position", "name", "person", "equal_contribution", "corresponding"]
+
+
+class LinkSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PublicationLink
+        fields = ["kind", "label", "url"]
+
+
+class PublicationSerializer(serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="api:publication-detail", lookup_field="slug"
+    )
+    venue = VenueBriefSerializer(allow_null=True)
+    authors = AuthorSerializer(source="authorships", many=True)
+    topics = TopicBriefSerializer(many=True)
+    links = LinkSerializer(many=True)
+    html_url = serializers.SerializerMethodField()
+    bibtex_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Publication
+        fields = [
+            "url",
+            "slug",
+            "title",
+            "alternative_title",
+            "kind",
+            "year",
+            "month",
+            "venue",
+            "venue_detail",
+            "status",
+            "presentation",
+            "selected",
+            "authors",
+            "authors_complete",
+            "topics",
+            "links",
+            "doi",
+            "arxiv_id",
+            "pages",
+            "volume",
+            "number",
+            "summary",
+            "key_results",
+            "html_url",
+            "bibtex_url",
+        ]
+
+    def get_html_url(self, publication: Publication) -> str:
+        return self.context["request"].build_absolute_uri(
+            publication.get_absolute_url()
+        )
+
+    def get_bibtex_url(self, publication: Publication) -> str:
+        path = reverse("api:publication-detail", kwargs={"slug": publication.slug})
+        return self.context["request"].build_absolute_uri(f"{path}?format=bibtex")
+
+
+class AuthorInputSerializer(serializers.Serializer):
+    position = serializers.IntegerField(min_value=1, required=False)
+    name = serializers.CharField(max_length=200)
+    person = serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=Person.objects.all(),
+        allow_null=True,
+        required=False,
+    )
+    equal_contribution = serializers.BooleanField(default=False)
+    corresponding = serializers.BooleanField(default=False)
+
+
+class LinkInputSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=PublicationLink.Kind.choices, default="paper"
+    )
+    label = serializers.CharField(max_length=120, required=False, allow_blank=True)
+    url = serializers.URLField(max_length=500)
+
+
+class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
+    """A publication with its authors and links, written whole or not at all."""
+
+    venue = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Venue.objects.all(), allow_null=True, required=False
+    )
+    topics = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Topic.objects.all(), many=True, required=False
+    )
+    authors = AuthorInputSerializer(many=True, required=False)
+    links = LinkInputSerializer(many=True, required=False)
+
+    class Meta:
+        model = Publication
+        fields = [
+            "slug",
+            "title",
+            "alternative_title",
+            "kind",
+            "year",
+            "month",
+            "venue",
+            "venue_detail",
+            "status",
+            "presentation",
+            "selected",
+            "authors_complete",
+            "summary",
+            "key_results",
+            "doi",
+            "arxiv_id",
+            "pages",
+            "volume",
+            "number",
+            "bibtex",
+            "topics",
+            "authors",
+            "links",
+        ]
+
+    def validate_authors(self, authors: list[dict]) -> list[dict]:
+        if not authors:
+            return authors
+        given = [a.get("position") for a in authors]
+        if any(p is not None for p in given):
+            if None in given:
+                raise serializers.ValidationError(
+                    "Give a position for every author or none."
+                )
+            if sorted(given) != list(range(1, len(authors) + 1)):
+                raise serializers.ValidationError(
+                    "Author positions must be unique and run 1, 2, 3… without gaps."
+                )
+            authors = sorted(authors, key=lambda a: a["position"])
+        return [{**a, "position": i} for i, a in enumerate(authors, start=1)]
+
+    def validate(self, attrs: dict) -> dict:
+        nested = {k: attrs.pop(k) for k in ("authors", "links") if k in attrs}
+        attrs = super().validate(attrs)
+        return {**attrs, **nested}
+
+    @transaction.atomic
+    def create(self, validated_data: dict) -> Publication:
+        return save_publication(instance=Publication(), data=validated_data)
+
+    @transaction.atomic
+    def update(self, instance: Publication, validated_data: dict) -> Publication:
+        return save_publication(instance=instance, data=validated_data)
+
+
+def save_publication(*, instance: Publication, data: dict) -> Publication:
+    """Save a publication and replace its authors and links when they are given."""
+    from directory.search import deferred
+
+    data = dict(data)
+    topics = data.pop("topics", None)
+    authors = data.pop("authors", None)
+    links = data.pop("links", None)
+    with deferred():
+        for key, value in data.items():
+            setattr(instance, key, value)
+        instance.full_clean()
+        instance.save()
+        if topics is not None:
+            instance.topics.set(topics)
+        if authors is not None:
+            instance.authorships.all().delete()
+            Authorship.objects.bulk_create(
+                [Authorship(publication=instance, **author) for author in authors]
+            )
+        if links is not None:
+            instance.links.all().delete()
+            for position, link in enumerate(links):
+                PublicationLink(publication=instance, position=position, **link).save()
+    if authors is not None:
+        from directory.search.indexing import schedule
+
+        schedule("publication", [instance.pk])
+        schedule("person", [a["person"].pk for a in authors if a.get("person")])
+    return instance

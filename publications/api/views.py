@@ -1,0 +1,96 @@
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from directory.api.base import (
+    FacetedViewSet,
+    ReadWriteViewSet,
+    detail_schema,
+    list_schema,
+    write_schemas,
+)
+from directory.api.errors import ERROR_RESPONSES
+from directory.api.renderers import BibTeXRenderer, CSLJSONRenderer
+from publications.api.serializers import (
+    PublicationSerializer,
+    PublicationWriteSerializer,
+    VenueSerializer,
+)
+from publications.bibtex import to_bibtex
+from publications.filters import PublicationFilter
+from publications.models import Publication, Venue
+
+FORMAT_PARAMETER = OpenApiParameter(
+    "format",
+    str,
+    enum=["json", "bibtex", "csl"],
+    description="`bibtex` (or `Accept: application/x-bibtex`) for BibTeX; `csl` for "
+    "CSL-JSON. A list gives the current page.",
+)
+
+
+def _csl(publications) -> list[dict]:
+    from publications.export import to_csl
+
+    return [to_csl(p) for p in publications]
+
+
+@extend_schema_view(
+    list=list_schema(
+        PublicationFilter,
+        PublicationSerializer,
+        description="Publications, searched and filtered like /publications/. "
+        "`?author=jingwei-zuo&format=bibtex` gives a member's BibTeX.",
+    ),
+    retrieve=detail_schema(PublicationSerializer, parameters=[FORMAT_PARAMETER]),
+    **write_schemas(PublicationSerializer, PublicationWriteSerializer),
+)
+class PublicationViewSet(FacetedViewSet):
+    """Publications with their authors in print order; members are linked."""
+
+    queryset = Publication.objects.with_authors().prefetch_related("topics")
+    serializer_class = PublicationSerializer
+    write_serializer_class = PublicationWriteSerializer
+    filterset_class = PublicationFilter
+    ordering_fields = ["year", "title"]
+    renderer_classes = [
+        JSONRenderer,
+        BrowsableAPIRenderer,
+        BibTeXRenderer,
+        CSLJSONRenderer,
+    ]
+
+    @extend_schema(parameters=[FORMAT_PARAMETER])
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        return super().list(request, *args, **kwargs)
+
+    def list_response(self, page: list) -> Response:
+        fmt = self.request.accepted_renderer.format
+        if fmt == "bibtex":
+            return Response("\n".join(to_bibtex(p) for p in page))
+        if fmt == "csl":
+            return Response(_csl(page))
+        return super().list_response(page)
+
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        fmt = request.accepted_renderer.format
+        if fmt == "bibtex":
+            return Response(to_bibtex(self.get_object()))
+        if fmt == "csl":
+            return Response(_csl([self.get_object()]))
+        return super().retrieve(request, *args, **kwargs)
+
+
+@extend_schema_view(
+    list=extend_schema(responses={200: VenueSerializer(many=True), **ERROR_RESPONSES}),
+    retrieve=detail_schema(VenueSerializer),
+    **write_schemas(VenueSerializer, VenueSerializer),
+)
+class VenueViewSet(ReadWriteViewSet):
+    """Conferences, journals, workshops and preprint servers."""
+
+    queryset = Venue.objects.order_by("short_name", "name")
+    serializer_class = VenueSerializer
+    filterset_fields = ["kind"]
+    ordering_fields = ["name", "short_name"]

@@ -1,0 +1,226 @@
+import bibtexparser
+import pytest
+from django.contrib.auth.models import Permission
+from rest_framework.test import APIClient
+
+from publications.models import Authorship, Publication
+from tests import factories
+
+
+@pytest.fixture
+def api():
+    return APIClient()
+
+
+@pytest.fixture
+def editor(django_user_model):
+    user = django_user_model.objects.create_user(
+        "editor", password="a-long-test-password"
+    )
+    for action in ("add", "change", "delete"):
+        user.user_permissions.add(
+            Permission.objects.get(codename=f"{action}_publication")
+        )
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_duoattention_lists_eight_authors_in_order_with_the_member_linked(
+    api, demo_lab
+):
+    data = api.get("/api/publications/duoattention/").json()
+    authors = data["authors"]
+    assert len(authors) == 8
+    assert authors[0] == {
+        "position": 1,
+        "name": "Guangxuan Xiao",
+        "person": None,
+        "equal_contribution": False,
+        "corresponding": False,
+    }
+    assert authors[2]["name"] == "Jingwei Zuo"
+    assert authors[2]["person"].endswith("/api/people/jingwei-zuo/")
+    assert [a["person"] is not None for a in authors].count(True) == 1
+    assert data["venue"]["short_name"] == "ICLR" and data["year"] == 2025
+
+
+def test_co_first_authors_are_flagged(api, demo_lab):
+    authors = api.get("/api/publications/agentverse/").json()["authors"]
+    assert [a["equal_contribution"] for a in authors[:3]] == [True, True, False]
+
+
+def test_a_publication_as_bibtex_by_format_or_accept(api, demo_lab):
+    by_format = api.get("/api/publications/biformer/", {"format": "bibtex"})
+    assert by_format["Content-Type"].startswith("application/x-bibtex")
+    assert "google_scholar_id = {d1gkVwhDpl0C}" in by_format.content.decode()
+    by_accept = api.get(
+        "/api/publications/biformer/", HTTP_ACCEPT="application/x-bibtex"
+    )
+    assert by_accept.content == by_format.content
+
+
+def test_a_members_list_as_bibtex_parses_back(api, demo_lab):
+    response = api.get(
+        "/api/publications/",
+        {"author": "zhongzhu-zhou", "format": "bibtex", "page_size": 200},
+    )
+    library = bibtexparser.parse_string(response.content.decode())
+    assert len(library.entries) == 15
+    assert not library.failed_blocks
+
+
+def test_csl_json_for_one_and_many(api, demo_lab):
+    one = api.get("/api/publications/toma/", {"format": "csl"})
+    assert one["Content-Type"].startswith("application/vnd.citationstyles.csl+json")
+    [item] = one.json()
+    assert item["title"].startswith("ToMA")
+    assert [a.get("family") for a in item["author"][:2]] == ["Lu", "Zheng"]
+    many = api.get(
+        "/api/publications/", {"author": "jingwei-zuo", "format": "csl"}
+    ).json()
+    assert len(many) == 2
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"q": "attention"}, {"duoattention", "relayattention", "biformer"}),
+        ({"topic": "kv-cache-quantization"}, {"oscar", "kitty"}),
+        ({"year": "2024"}, None),
+        ({"year_from": "2025", "year_to": "2025"}, None),
+        ({"venue": "iclr"}, None),
+        ({"status": "under_review"}, None),
+        ({"kind": "journal_article"}, None),
+        (
+            {"author": "shaoyi-zheng"},
+            {"toma", "hilberta", "speculative-recompute", "sub-cp"},
+        ),
+        ({"selected": "true"}, None),
+    ],
+)
+def test_each_filter_narrows_the_results(api, demo_lab, params, expected):
+    everything = api.get("/api/publications/", {"page_size": 200}).json()
+    narrowed = api.get("/api/publications/", {**params, "page_size": 200}).json()
+    slugs = {p["slug"] for p in narrowed["results"]}
+    assert 0 < narrowed["count"] < everything["count"]
+    if expected is not None:
+        assert expected <= slugs
+
+
+def test_api_facets_equal_the_page_facets(api, client, demo_lab):
+    params = {"q": "quantization", "topic": "efficient-ml"}
+    data = api.get(
+        "/api/publications/", {**params, "facets": "topic,year,venue"}
+    ).json()
+    page = client.get("/publications/", params).context["facets"]
+    page_counts = {f.name: {o.value: o.count for o in f.options} for f in page}
+    for name, options in data["facets"].items():
+        assert {o["value"]: o["count"] for o in options} == page_counts[name]
+    for option in data["facets"]["year"]:
+        narrowed = api.get(
+            "/api/publications/", {**params, "year": option["value"]}
+        ).json()
+        assert narrowed["count"] == option["count"]
+
+
+def test_ordering_and_pagination_edges(api, demo_lab):
+    oldest = api.get("/api/publications/", {"ordering": "year", "page_size": 1}).json()
+    assert oldest["results"][0]["year"] == 2020 and oldest["next"]
+    total = oldest["count"]
+    last = api.get(
+        "/api/publications/", {"page_size": 5, "page": (total + 4) // 5}
+    ).json()
+    assert last["next"] is None and len(last["results"]) == total - 5 * (
+        (total + 4) // 5 - 1
+    )
+
+
+def test_list_query_count_does_not_depend_on_page_size_or_authors(
+    api, db, django_assert_max_num_queries
+):
+    for _ in range(2):
+        factories.publication(authors=["A"])
+    with django_assert_max_num_queries(8) as small:
+        api.get("/api/publications/", {"page_size": 1, "facets": "year,venue"})
+    for i in range(60):
+        pub = factories.publication(authors=[f"Author {n}" for n in range(12)])
+        pub.topics.add(factories.topic())
+        factories.venue() if i % 10 == 0 else None
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        response = api.get(
+            "/api/publications/", {"page_size": 100, "facets": "year,venue"}
+        )
+    assert len(response.json()["results"]) == 62
+
+
+def test_create_with_authors_in_order(editor, demo_lab):
+    payload = {
+        "title": "Tiny models, big caches",
+        "slug": "tiny-models",
+        "year": 2026,
+        "venue": "iclr",
+        "topics": ["kv-cache-quantization"],
+        "authors": [
+            {
+                "name": "Zhongzhu Zhou",
+                "person": "zhongzhu-zhou",
+                "equal_contribution": True,
+            },
+            {"name": "Lei Zhu", "person": "lei-zhu", "equal_contribution": True},
+            {"name": "Outside Person", "corresponding": True},
+        ],
+        "links": [{"kind": "code", "url": "https://example.org/code"}],
+    }
+    response = editor.post("/api/publications/", payload, format="json")
+    assert response.status_code == 201, response.json()
+    authors = response.json()["authors"]
+    assert [a["name"] for a in authors] == [
+        "Zhongzhu Zhou",
+        "Lei Zhu",
+        "Outside Person",
+    ]
+    assert [a["position"] for a in authors] == [1, 2, 3]
+    assert authors[2]["corresponding"] and authors[2]["person"] is None
+    # The new paper is searchable at once, and counts for its authors.
+    found = editor.get("/api/people/", {"q": "tiny models"}).json()
+    assert {p["slug"] for p in found["results"]} == {"zhongzhu-zhou", "lei-zhu"}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (
+            {"authors": [{"name": "A", "position": 1}, {"name": "B", "position": 1}]},
+            "authors",
+        ),
+        (
+            {"authors": [{"name": "A", "position": 1}, {"name": "B", "position": 3}]},
+            "authors",
+        ),
+        ({"authors": [{"name": "A", "position": 2}, {"name": "B"}]}, "authors"),
+        ({"authors": [{"name": "A", "person": "no-such-member"}]}, "authors"),
+        ({"year": 3025}, "year"),
+        ({"month": 13}, "month"),
+        ({"slug": "duoattention"}, "slug"),
+        ({"slug": "not a slug!"}, "slug"),
+        ({"links": [{"kind": "code", "url": "javascript:alert(1)"}]}, "links"),
+        ({"venue": "no-such-venue"}, "venue"),
+    ],
+)
+def test_bad_writes_are_refused_and_change_nothing(editor, demo_lab, change, field):
+    pub = Publication.objects.get(slug="toma")
+    before = list(pub.authorships.values_list("position", "name", "person_id"))
+    counts = (Publication.objects.count(), Authorship.objects.count())
+    payload = {"title": "X", "slug": "toma", "year": 2025, **change}
+    response = editor.put("/api/publications/toma/", payload, format="json")
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+    created = editor.post(
+        "/api/publications/",
+        {**payload, "slug": change.get("slug", "new-x")},
+        format="json",
+    )
+    assert created.status_code == 400
+    assert (Publication.objects.count(), Authorship.objects.count()) == counts
+    assert list(pub.authorships.values_list("position", "name", "person_id")) == before
