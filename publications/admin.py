@@ -1,7 +1,26 @@
-from django.contrib import admin
-from django.db.models import Count
+import secrets
+from pathlib import PurePath
 
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from people.models import Person
+from publications.bibtex import decode_bytes
 from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.services import (
+    BibtexImportError,
+    ImportReport,
+    publication_import_bibtex,
+)
+
+MAX_BIBTEX_BYTES = 20 * 1024 * 1024
+# How many rows of each kind the preview lists before summing up the rest.
+PREVIEW_ROWS = 300
 
 
 @admin.register(Venue)
@@ -16,7 +35,14 @@ class AuthorshipInline(admin.TabularInline):
     model = Authorship
     extra = 0
     ordering = ["position"]
-    fields = ["position", "name", "person", "equal_contribution", "corresponding"]
+    fields = [
+        "position",
+        "name",
+        "family_name",
+        "person",
+        "equal_contribution",
+        "corresponding",
+    ]
     autocomplete_fields = ["person"]
 
 
@@ -44,6 +70,7 @@ class PublicationAdmin(admin.ModelAdmin):
         "kind",
         ("venue", admin.RelatedOnlyFieldListFilter),
         "topics",
+        "source",
     ]
     search_fields = [
         "title",
@@ -51,6 +78,7 @@ class PublicationAdmin(admin.ModelAdmin):
         "slug",
         "doi",
         "arxiv_id",
+        "citation_key",
         "authorships__name",
     ]
     prepopulated_fields = {"slug": ["title"]}
@@ -61,6 +89,144 @@ class PublicationAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(author_total=Count("authorships"))
+
+    def get_urls(self):
+        return [
+            path(
+                "import-bibtex/",
+                self.admin_site.admin_view(self.import_bibtex_view),
+                name="publications_publication_import_bibtex",
+            ),
+            *super().get_urls(),
+        ]
+
+    def can_import(self, request: HttpRequest) -> bool:
+        # An import both creates and updates publications.
+        return self.has_add_permission(request) and self.has_change_permission(request)
+
+    def changelist_view(self, request: HttpRequest, extra_context=None):
+        extra_context = {
+            "can_import": self.can_import(request),
+            **(extra_context or {}),
+        }
+        return super().changelist_view(request, extra_context)
+
+    def import_bibtex_view(self, request: HttpRequest) -> HttpResponse:
+        """Upload a .bib file, preview what it changes, then confirm the import."""
+        if not self.can_import(request):
+            raise PermissionDenied
+        if request.method == "POST" and "token" in request.POST:
+            return self._confirm_import(request)
+        form = BibtexUploadForm()
+        if request.method == "POST":
+            form = BibtexUploadForm(request.POST, request.FILES)
+        if form.is_bound and form.is_valid():
+            upload = form.cleaned_data["file"]
+            pending = {
+                "text": decode_bytes(upload.read()),
+                "source": PurePath(upload.name).name,
+                "person": form.cleaned_data["person"].pk
+                if form.cleaned_data["person"]
+                else None,
+            }
+            # The file waits in the session, so that Confirm imports exactly what
+            # the preview showed without a second upload.
+            for key in [k for k in request.session.keys() if k.startswith(_PENDING)]:
+                del request.session[key]  # one pending import per session
+            token = secrets.token_urlsafe(16)
+            request.session[_session_key(token)] = pending
+            return self._preview(request, token, pending, form.cleaned_data)
+        return TemplateResponse(
+            request,
+            "admin/publications/publication/import_bibtex.html",
+            {**self._context(request, "Import BibTeX"), "form": form},
+        )
+
+    def _context(self, request: HttpRequest, title: str) -> dict:
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": title,
+        }
+
+    def _preview(
+        self, request: HttpRequest, token: str, pending: dict, options: dict
+    ) -> HttpResponse:
+        person = Person.objects.filter(pk=pending["person"]).first()
+        # Skipping invalid entries here lets the preview show everything at once;
+        # whether the real import skips them is the staff member's choice.
+        report = publication_import_bibtex(
+            text=pending["text"],
+            source=pending["source"],
+            person=person,
+            dry_run=True,
+            skip_invalid=True,
+        )
+        return TemplateResponse(
+            request,
+            "admin/publications/publication/import_bibtex_preview.html",
+            {
+                **self._context(request, f"Import {pending['source']}: preview"),
+                "report": report,
+                "token": token,
+                "source": pending["source"],
+                "person": person,
+                "skip_invalid": options.get("skip_invalid", False),
+                "rows": PREVIEW_ROWS,
+                "changes": bool(report.created or report.updated),
+            },
+        )
+
+    def _confirm_import(self, request: HttpRequest) -> HttpResponse:
+        token = request.POST["token"]
+        pending = request.session.get(_session_key(token))
+        upload_url = reverse("admin:publications_publication_import_bibtex")
+        if pending is None:
+            self.message_user(
+                request,
+                "That preview has expired; please upload the file again.",
+                messages.ERROR,
+            )
+            return HttpResponseRedirect(upload_url)
+        person = Person.objects.filter(pk=pending["person"]).first()
+        skip_invalid = request.POST.get("skip_invalid") == "1"
+        try:
+            report = publication_import_bibtex(
+                text=pending["text"],
+                source=pending["source"],
+                person=person,
+                skip_invalid=skip_invalid,
+            )
+        except BibtexImportError as exc:
+            self.message_user(
+                request,
+                f"Nothing was imported: {len(exc.problems)} of the entries cannot "
+                "be imported. “Import the rest” skips them.",
+                messages.ERROR,
+            )
+            return self._preview(request, token, pending, {"skip_invalid": False})
+        del request.session[_session_key(token)]
+        self._log_import(request, report)
+        self.message_user(
+            request,
+            f"Imported {pending['source']}: {report.summary()}.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(
+            reverse("admin:publications_publication_changelist")
+        )
+
+    def _log_import(self, request: HttpRequest, report: ImportReport) -> None:
+        # The history of the first rows; one entry per record of a file of
+        # thousands would double the import's writes.
+        for item in report.created[:PREVIEW_ROWS]:
+            self.log_addition(request, item.publication, "Imported from BibTeX.")
+        for item in report.updated[:PREVIEW_ROWS]:
+            self.log_change(
+                request,
+                item.publication,
+                f"Updated from BibTeX: {', '.join(item.changes)}.",
+            )
 
     @admin.display(description="Authors", ordering="author_total")
     def author_count(self, publication: Publication) -> int:
@@ -84,3 +250,39 @@ class AuthorshipAdmin(admin.ModelAdmin):
     search_fields = ["name", "publication__title", "person__display_name"]
     autocomplete_fields = ["publication", "person"]
     list_select_related = ["publication", "person"]
+
+
+class BibtexUploadForm(forms.Form):
+    file = forms.FileField(
+        label="BibTeX file",
+        help_text="A .bib file in UTF-8. Nothing is written before you confirm.",
+        widget=forms.ClearableFileInput(attrs={"accept": ".bib,.bibtex,text/plain"}),
+    )
+    person = forms.ModelChoiceField(
+        Person.objects.order_by("family_name", "given_name"),
+        required=False,
+        label="Member",
+        help_text="A member who is an author of every entry (their own list): "
+        "matched even by initials, and entries without them are listed.",
+    )
+    skip_invalid = forms.BooleanField(
+        required=False,
+        label="Skip invalid entries",
+        help_text="Import the readable entries and list the others, instead of "
+        "importing nothing when one entry is malformed.",
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_BIBTEX_BYTES:
+            raise forms.ValidationError(
+                f"The file is larger than {MAX_BIBTEX_BYTES // 1024 // 1024} MB."
+            )
+        return upload
+
+
+_PENDING = "publications-bibtex-import-"
+
+
+def _session_key(token: str) -> str:
+    return _PENDING + token

@@ -1,9 +1,42 @@
-"""BibTeX for publications: the source's entry where kept, else one built."""
+"""BibTeX in and out: parse a file into plain records, build an entry for a record.
 
+Parsing is bibtexparser 2's splitter and middlewares, plus three middlewares it lacks
+(macro concatenation with `#`, `crossref` inheritance, a faster TeX decoder built on
+pylatexenc, the decoder bibtexparser itself uses). Nothing here touches the database.
+"""
+
+import functools
 import re
+import unicodedata
+from dataclasses import dataclass, field
 
 import bibtexparser
-from bibtexparser.model import Entry, Field
+from bibtexparser import middlewares
+from bibtexparser.exceptions import BlockAbortedException
+from bibtexparser.library import Library
+from bibtexparser.middlewares.middleware import LibraryMiddleware
+from bibtexparser.middlewares.names import (
+    InvalidNameError,
+    parse_single_name_into_parts,
+    split_multiple_persons_names,
+)
+from bibtexparser.model import (
+    Block,
+    DuplicateBlockKeyBlock,
+    DuplicateFieldKeyBlock,
+    Entry,
+    Field,
+    ParsingFailedBlock,
+    String,
+)
+from pylatexenc import latexwalker, macrospec
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+    get_default_latex_context_db,
+)
+
+# -- writing -----------------------------------------------------------------------
 
 ENTRY_TYPES = {
     "conference_paper": "inproceedings",
@@ -15,30 +48,66 @@ ENTRY_TYPES = {
     "thesis": "phdthesis",
     "other": "misc",
 }
-_LATEX_SPECIAL = re.compile(r"([&%$#_{}])")
+MONTH_MACROS = ("jan feb mar apr may jun jul aug sep oct nov dec").split()
+# What TeX would read as markup, written so that it decodes back to the same text:
+# specials escaped, and a brace pair between the characters of a ligature (--, ``).
+_TEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "~": r"\textasciitilde{}",
+    **{char: "\\" + char for char in "&%$#_{}"},
+    **{char: char + "{}" for char in "-`'"},
+}
+_TEX_SPECIAL = re.compile(r"[-`'](?=[-`'])|[&%$#_{}\\~]")
 
 
 def citation_key(publication) -> str:
-    """A key in the usual style: first author's family name, year, first title word."""
+    """The entry's own key where known, else first author's family, year, title word."""
+    if publication.citation_key:
+        return publication.citation_key
     first = publication.authorships.all()[:1]
-    family = first[0].name.split()[-1] if first else "anon"
+    family = name_parts(first[0].name, first[0].family_name)[1] if first else "anon"
     word = re.sub(r"[^a-z0-9]", "", publication.title.split()[0].lower()) or "work"
     return re.sub(r"[^A-Za-z0-9]", "", family).lower() + str(publication.year) + word
 
 
+def name_parts(name: str, family_name: str = "") -> tuple[str, str, str]:
+    """(given, family, suffix) of a printed name; given is blank for an organisation."""
+    name = " ".join(name.split())
+    if family_name and family_name in name:
+        start = name.rfind(family_name)
+        given = name[:start].strip()
+        suffix = name[start + len(family_name) :].strip(" ,")
+        return given, family_name, suffix
+    words = name.split()
+    if len(words) < 2:
+        return "", name, ""
+    return " ".join(words[:-1]), words[-1], ""
+
+
 def _escape(value: str) -> str:
-    return _LATEX_SPECIAL.sub(r"\\\1", value)
+    return _TEX_SPECIAL.sub(lambda match: _TEX_ESCAPES[match.group()], value)
 
 
-def _bibtex_name(name: str) -> str:
-    parts = name.split()
-    if len(parts) < 2:
-        return "{" + _escape(name) + "}"
-    return f"{_escape(parts[-1])}, {_escape(' '.join(parts[:-1]))}"
+def _bibtex_name(authorship) -> str:
+    given, family, suffix = name_parts(authorship.name, authorship.family_name)
+    if not given or re.search(r",|\band\b", authorship.name, re.I):
+        # One braced group: BibTeX must not split an organisation or a mononym.
+        return "{" + _escape(" ".join(authorship.name.split())) + "}"
+    parts = [_escape(family), _escape(suffix), _escape(given)]
+    return ", ".join(part for part in parts if part)
+
+
+def paper_url(publication) -> str:
+    """The first paper link of a publication, else its first link of any kind."""
+    links = list(publication.links.all())
+    for link in links:
+        if link.kind == "paper":
+            return link.url
+    return links[0].url if links else ""
 
 
 def build_entry(publication) -> Entry:
-    authors = [_bibtex_name(a.name) for a in publication.authorships.all()]
+    authors = [_bibtex_name(a) for a in publication.authorships.all()]
     if not publication.authors_complete:
         authors.append("others")
     fields = [
@@ -52,6 +121,10 @@ def build_entry(publication) -> Entry:
             key = "howpublished"
         fields.append(Field(key, _escape(venue)))
     fields.append(Field("year", str(publication.year)))
+    if publication.month:
+        month = Field("month", MONTH_MACROS[publication.month - 1])
+        month.enclosing = "no-enclosing"  # a month macro, not the text "jul"
+        fields.append(month)
     for name in ("volume", "number", "pages"):
         value = getattr(publication, name)
         if value:
@@ -61,6 +134,9 @@ def build_entry(publication) -> Entry:
     if publication.arxiv_id:
         fields.append(Field("eprint", publication.arxiv_id))
         fields.append(Field("archivePrefix", "arXiv"))
+    url = paper_url(publication)
+    if url:
+        fields.append(Field("url", url))
     if publication.status != "published":
         fields.append(Field("note", publication.get_status_display()))
     return Entry(
@@ -68,10 +144,600 @@ def build_entry(publication) -> Entry:
     )
 
 
+def write_entries(entries: list[Entry]) -> str:
+    library = Library()
+    library.add(entries)
+    return bibtexparser.write_string(library)
+
+
 def to_bibtex(publication) -> str:
     """One publication as BibTeX: the source's entry where kept, else built."""
     if publication.bibtex.strip():
         return publication.bibtex.strip() + "\n"
-    library = bibtexparser.Library()
-    library.add(build_entry(publication))
-    return bibtexparser.write_string(library).strip() + "\n"
+    return write_entries([build_entry(publication)]).strip() + "\n"
+
+
+# -- reading -----------------------------------------------------------------------
+
+_MONTH_NAMES = dict(
+    zip(
+        MONTH_MACROS,
+        "January February March April May June July August September October "
+        "November December".split(),
+        strict=True,
+    )
+)
+# Macros that only steer sorting (`{\noopsort{a}}Zheng`): their argument is dropped.
+_SORT_MACROS = ("noopsort", "sortnoop", "SortNoop", "nosort", "NOOP", "oopsort")
+# Fields that hold identifiers or addresses, never TeX to decode.
+_VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "arxivid", "isbn", "issn"}
+_VALUE_MARKS = re.compile(r'(?<!\\)[{}"#]')
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_ENTRY_HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s{}()]*)")
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str  # as printed, given names first
+    family: str  # von part and last name
+    given: str
+    family_name: str  # what Authorship.family_name stores: blank for the last word
+
+
+@dataclass
+class ParsedEntry:
+    key: str
+    line: int
+    entry_type: str
+    fields: dict[str, str]
+    authors: list[Author]
+    authors_complete: bool
+    text: str  # the BibTeX to keep: verbatim, or resolved when it used macros
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EntryProblem:
+    key: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line else "file"
+        return f"{where}, {self.key or 'unnamed entry'}: {self.message}"
+
+
+@dataclass
+class ParseResult:
+    entries: list[ParsedEntry]
+    errors: list[EntryProblem]
+    warnings: list[str]
+    crossref_parents: set[str]
+
+
+def decode_bytes(data: bytes) -> str:
+    """Text of an uploaded file: UTF-8, with any other bytes kept for error reports."""
+    # surrogateescape keeps undecodable bytes as lone surrogates, so the parser can
+    # name the entry holding them instead of rejecting the whole file.
+    return data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
+
+
+def parse_bibtex(text: str) -> ParseResult:
+    """Split, expand and decode a BibTeX file; report what cannot be read."""
+    crossref = _InheritCrossref()
+    library = bibtexparser.parse_string(
+        text,
+        # Few passes, each over every block: this list is most of the parse time.
+        parse_stack=[
+            _ExpandMacros(),
+            middlewares.RemoveEnclosingMiddleware(),
+            crossref,
+            _Decode(),
+        ],
+    )
+    result = ParseResult([], [], [], crossref.parents)
+    first_lines = {}
+    # Most files are clean UTF-8: one search spares one per entry and field.
+    bad_bytes = _SURROGATE.search(text) is not None
+    for block in library.blocks:
+        if isinstance(block, Entry):
+            first_lines.setdefault(block.key, _line(block))
+            _convert(block, result, bad_bytes=bad_bytes)
+        elif isinstance(block, String) and _SURROGATE.search(block.raw or ""):
+            result.warnings.append(
+                f"line {_line(block)}: macro `{block.key}` holds bytes that are not "
+                "UTF-8"
+            )
+        elif isinstance(block, DuplicateBlockKeyBlock) and isinstance(
+            block.ignore_error_block, String
+        ):
+            result.warnings.append(
+                f"line {_line(block)}: macro `{block.key}` is defined again; "
+                "the later value is used"
+            )
+        elif isinstance(block, ParsingFailedBlock):
+            result.errors.append(_failure(block, first_lines))
+    result.errors.sort(key=lambda problem: problem.line)
+    return result
+
+
+def _line(block: Block) -> int:
+    # The splitter counts from zero.
+    return (block.start_line or 0) + 1
+
+
+def _failure(block: ParsingFailedBlock, first_lines: dict[str, int]) -> EntryProblem:
+    head = _ENTRY_HEAD.match((block.raw or "").lstrip())
+    key = head.group(2) if head else ""
+    line = _line(block)
+    error = block.error
+    if isinstance(block, DuplicateBlockKeyBlock):
+        key = block.key
+        first = first_lines.get(key)
+        where = f" (first used on line {first})" if first else ""
+        return EntryProblem(key, line, f"duplicate citation key{where}")
+    if isinstance(block, DuplicateFieldKeyBlock):
+        names = ", ".join(f"`{name}`" for name in sorted(block.duplicate_keys))
+        return EntryProblem(key, line, f"field {names} given twice")
+    if isinstance(error, BlockAbortedException):
+        reason = error.abort_reason.strip()
+        if "end of file" in reason:
+            reason = "the entry is never closed (the file ends inside it)"
+        return EntryProblem(key, line, f"malformed entry: {reason}")
+    return EntryProblem(key, line, f"malformed entry: {error}")
+
+
+def _convert(entry: Entry, result: ParseResult, *, bad_bytes: bool) -> None:
+    line = _line(entry)
+    meta = entry.parser_metadata
+    if meta.get("error"):
+        result.errors.append(EntryProblem(entry.key, line, meta["error"]))
+        return
+    fields = {f.key: f.value for f in entry.fields if isinstance(f.value, str)}
+    bad = bad_bytes and _SURROGATE.search(entry.raw or "")
+    if bad_bytes and (bad or any(_SURROGATE.search(v) for v in fields.values())):
+        offset = (entry.raw or "")[: bad.start()].count("\n") if bad else 0
+        result.errors.append(
+            EntryProblem(
+                entry.key,
+                line,
+                f"holds bytes that are not UTF-8 (line {line + offset}); "
+                "save the file as UTF-8",
+            )
+        )
+        return
+    warnings = [f"line {line}, {entry.key}: {w}" for w in meta.get("warnings", [])]
+    authors = meta.get("authors", [])
+    result.entries.append(
+        ParsedEntry(
+            key=entry.key,
+            line=line,
+            entry_type=entry.entry_type.lower(),
+            fields=fields,
+            authors=[a for a in authors if a.name.lower() != "others"],
+            authors_complete=not any(a.name.lower() == "others" for a in authors),
+            text=meta.get("resolved_text") or (entry.raw or "").strip(),
+            warnings=warnings,
+        )
+    )
+
+
+class _ExpandMacros(LibraryMiddleware):
+    """Expand `@string` macros and `#` concatenation (bibtexparser resolves neither)."""
+
+    def __init__(self) -> None:
+        super().__init__(allow_inplace_modification=True)
+
+    def transform(self, library: Library) -> Library:
+        macros = dict(_MONTH_NAMES)
+        blocks: list[Block] = []
+        for block in library.blocks:
+            string = block
+            if isinstance(block, DuplicateBlockKeyBlock):
+                string = block.ignore_error_block
+            if isinstance(string, String):
+                # A redefined macro is legal BibTeX: the later value wins.
+                value, _, _ = _evaluate(string.value, macros)
+                macros[string.key.lower()] = value
+            if isinstance(block, Entry):
+                block = self._expand(block, macros)
+            blocks.append(block)
+        return Library(blocks=blocks, fail_on_duplicate_key=False)
+
+    def _expand(self, entry: Entry, macros: dict[str, str]) -> Block:
+        keys = [f.key.lower() for f in entry.fields]
+        if len(set(keys)) < len(keys):
+            return DuplicateFieldKeyBlock({k for k in keys if keys.count(k) > 1}, entry)
+        for f, key in zip(entry.fields, keys, strict=True):
+            f.key = key  # BibTeX field names ignore case
+        warnings = entry.parser_metadata.setdefault("warnings", [])
+        for f in entry.fields:
+            value = f.value
+            if value.isdigit() or (value[:1] in ("{", '"') and "#" not in value):
+                continue  # the common case: one literal
+            text, used, unknown = _evaluate(value, macros)
+            f.value = "{" + text + "}"
+            if used - set(_MONTH_NAMES):
+                entry.parser_metadata["resolved"] = True
+            for name in unknown:
+                warnings.append(f"undefined macro `{name}` in `{f.key}`, kept as text")
+        return entry
+
+
+def _evaluate(value: str, macros: dict[str, str]) -> tuple[str, set[str], list[str]]:
+    """The text of a value expression: literals and macros joined by `#`."""
+    pieces, depth, quoted, start = [], 0, False, 0
+    for mark in _VALUE_MARKS.finditer(value):
+        char = mark.group()
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == '"' and depth == 0:
+            quoted = not quoted
+        elif char == "#" and depth == 0 and not quoted:
+            pieces.append(value[start : mark.start()].strip())
+            start = mark.end()
+    pieces.append(value[start:].strip())
+    text, used, unknown = [], set(), []
+    for piece in pieces:
+        if len(piece) >= 2 and piece[0] + piece[-1] in ("{}", '""'):
+            text.append(piece[1:-1])
+        elif piece.isdigit():
+            text.append(piece)
+        elif piece.lower() in macros:
+            used.add(piece.lower())
+            text.append(macros[piece.lower()])
+        elif piece:
+            unknown.append(piece)
+            text.append(piece)
+    return "".join(text), used, unknown
+
+
+class _InheritCrossref(LibraryMiddleware):
+    """Fill an entry's missing fields from the entry its `crossref` names."""
+
+    def __init__(self) -> None:
+        super().__init__(allow_inplace_modification=True)
+        self.parents: set[str] = set()
+
+    def transform(self, library: Library) -> Library:
+        entries = {entry.key.lower(): entry for entry in library.entries}
+        done: set[str] = set()
+        for entry in library.entries:
+            self._resolve(entry, entries, done, set())
+        for entry in library.entries:
+            if entry.parser_metadata.get("resolved"):
+                entry.parser_metadata["resolved_text"] = _resolved_text(entry)
+        return library
+
+    def _resolve(self, entry: Entry, entries: dict, done: set, chain: set) -> None:
+        key = entry.key.lower()
+        if key in done or key in chain:
+            return
+        fields = entry.fields_dict
+        parent_key = fields.get("crossref")
+        if parent_key is not None:
+            parent = entries.get(str(parent_key.value).strip().lower())
+            if parent is None:
+                entry.parser_metadata.setdefault("warnings", []).append(
+                    f"crossref `{parent_key.value}` is not in the file"
+                )
+            else:
+                self.parents.add(parent.key.lower())
+                self._resolve(parent, entries, done, chain | {key})
+                inherited = dict(parent.fields_dict)
+                # The parent's title names the proceedings or book the child is in.
+                if "booktitle" not in inherited and "title" in inherited:
+                    inherited["booktitle"] = inherited["title"]
+                for name, value in inherited.items():
+                    if name not in fields and name not in ("title", "crossref"):
+                        entry.set_field(Field(name, value.value))
+                entry.parser_metadata["resolved"] = True
+        done.add(key)
+
+
+def _resolved_text(entry: Entry) -> str:
+    """The entry written self-contained: macros expanded, crossref fields merged."""
+    fields = [Field(f.key, f.value) for f in entry.fields if f.key != "crossref"]
+    return write_entries([Entry(entry.entry_type, entry.key, fields)]).strip()
+
+
+class _Decode(LibraryMiddleware):
+    """TeX to Unicode in text fields and names; URLs and identifiers stay as given."""
+
+    def __init__(self) -> None:
+        super().__init__(allow_inplace_modification=True)
+
+    def transform(self, library: Library) -> Library:
+        for entry in library.entries:
+            for f in entry.fields:
+                if f.key == "author":
+                    try:
+                        names = split_multiple_persons_names(f.value)
+                        entry.parser_metadata["authors"] = [_name(n) for n in names]
+                    except InvalidNameError as exc:
+                        entry.parser_metadata["error"] = f"author {exc.name!r}: " + (
+                            exc.reason
+                        )
+                elif f.key in _VERBATIM_FIELDS:
+                    f.value = _unescape_verbatim(f.value)
+                else:
+                    f.value = decode_latex(f.value)
+        return library
+
+
+@functools.lru_cache(maxsize=65536)
+def _name(name: str) -> Author:
+    """One name of an author list, split the BibTeX way, then decoded."""
+    parts = parse_single_name_into_parts(name)
+    family = decode_latex(" ".join([*parts.von, *parts.last]))
+    given = decode_latex(" ".join(parts.first))
+    suffix = decode_latex(" ".join(parts.jr))
+    printed = " ".join(part for part in (given, family, suffix) if part)
+    last_word = printed.rsplit(" ", 1)[-1]
+    return Author(printed, family, given, "" if family == last_word else family)
+
+
+@functools.cache
+def _decoder() -> tuple[LatexNodes2Text, object]:
+    text_context = get_default_latex_context_db()
+    text_context.add_context_category(
+        "bibtex-import",
+        prepend=True,
+        macros=[
+            MacroTextSpec("url", simplify_repl="%s"),
+            *(MacroTextSpec(name, discard=True) for name in _SORT_MACROS),
+        ],
+    )
+    walker_context = latexwalker.get_default_latex_context_db()
+    walker_context.add_context_category(
+        "bibtex-import",
+        prepend=True,
+        macros=[macrospec.std_macro(name, False, 1) for name in _SORT_MACROS],
+    )
+    decoder = LatexNodes2Text(
+        latex_context=text_context, math_mode="text", keep_braced_groups=False
+    )
+    return decoder, walker_context
+
+
+@functools.lru_cache(maxsize=65536)
+def decode_latex(value: str) -> str:
+    """TeX markup as Unicode text: accents, escapes, dashes; braces removed."""
+    if "\\" not in value and "$" not in value:
+        # Plain text needs only what pylatexenc would do to it; skipping the parser
+        # here is what makes thousands of entries a second possible.
+        for tex, text in (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”")):
+            value = value.replace(tex, text)
+        value = value.replace("{", "").replace("}", "").replace("~", " ")
+        return " ".join(value.split())
+    decoder, walker_context = _decoder()
+    # An unescaped % is a TeX comment, but in a .bib file it is meant literally.
+    value = re.sub(r"(?<!\\)%", r"\\%", value)
+    try:
+        text = decoder.latex_to_text(value, latex_context=walker_context)
+    except Exception:  # pylatexenc is tolerant; keep the text if it ever gives up
+        text = value
+    return " ".join(text.split())
+
+
+def _unescape_verbatim(value: str) -> str:
+    value = re.sub(r"\\url\{(.*)\}", r"\1", value.strip())
+    return re.sub(r"\\([_%&#~$])", r"\1", value).strip()
+
+
+# -- interpreting an entry ---------------------------------------------------------
+
+_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
+_ARXIV_IN_TEXT = re.compile(
+    r"(?:arxiv(?:\.org/(?:abs|pdf))?[:/\s]*|abs/)" + _ARXIV_ID, re.I
+)
+_ARXIV_BARE = re.compile(r"^(?:arxiv:)?" + _ARXIV_ID + "$", re.I)
+_DOI = re.compile(r"(10\.\d{4,9}/\S+)")
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+_WORKSHOP = re.compile(r"\bworkshops?\b", re.I)
+_PREPRINT_VENUE = re.compile(r"^\s*(arxiv|corr)\b", re.I)
+_STATUS_WORDS = [
+    (re.compile(r"\b(accepted|to appear|in press|forthcoming)\b", re.I), "accepted"),
+    (re.compile(r"\b(under review|submitted|in submission)\b", re.I), "under_review"),
+    (re.compile(r"\bpreprint\b", re.I), "preprint"),
+]
+_KINDS = {
+    "inproceedings": "conference_paper",
+    "conference": "conference_paper",
+    "article": "journal_article",
+    "techreport": "technical_report",
+    "report": "technical_report",
+    "phdthesis": "thesis",
+    "mastersthesis": "thesis",
+    "thesis": "thesis",
+    "software": "software",
+    "softwareversion": "software",
+    "codefragment": "software",
+}
+CONTAINER_TYPES = {"proceedings", "mvproceedings", "book", "mvbook", "collection"}
+
+
+@dataclass
+class Bibliographic:
+    """What a publication record takes from one entry."""
+
+    title: str
+    year: int | None
+    month: int | None
+    kind: str
+    status: str
+    venue: str  # a venue's name as the entry gives it, or ""
+    venue_kind: str
+    venue_detail: str  # may name an existing venue when `venue` is blank
+    doi: str
+    arxiv_id: str
+    url: str
+    pages: str
+    volume: str
+    number: str
+
+
+def bibliographic(entry: ParsedEntry) -> Bibliographic:
+    """Read the fields a publication record needs; unknown fields are ignored."""
+    f = entry.fields
+    year, month = _year_month(entry)
+    doi = _doi(f)
+    arxiv_id = _arxiv_id(f, doi)
+    kind = _KINDS.get(entry.entry_type, "other")
+    journal = f.get("journal") or f.get("journaltitle", "")
+    booktitle = f.get("booktitle", "")
+    howpublished = f.get("howpublished", "")
+    if howpublished.lower().startswith(("http://", "https://", "www.")):
+        howpublished = ""
+    venue, venue_kind, detail = "", "conference", ""
+    if entry.entry_type == "article":
+        venue, venue_kind = journal, "journal"
+    elif entry.entry_type in ("inproceedings", "conference"):
+        venue = booktitle or f.get("eventtitle", "")
+        if _WORKSHOP.search(venue):
+            kind, venue_kind = "workshop_paper", "workshop"
+    elif entry.entry_type in ("phdthesis", "mastersthesis", "thesis"):
+        detail = f.get("school") or f.get("institution", "")
+    elif entry.entry_type in ("techreport", "report"):
+        detail = f.get("institution", "")
+    elif entry.entry_type in ("incollection", "inbook"):
+        detail = booktitle or f.get("publisher", "")
+    else:
+        # "howpublished" is free text ("Blog post", "GitHub"): a venue only when
+        # it names one that exists, never a reason to create one.
+        venue, venue_kind, detail = journal or booktitle, "other", howpublished
+    if arxiv_id and (
+        not venue or _PREPRINT_VENUE.match(venue) or entry.entry_type in _PREPRINTS
+    ):
+        kind, venue, venue_kind = "preprint", "arXiv", "preprint"
+    elif _PREPRINT_VENUE.match(venue):
+        kind, venue, venue_kind = "preprint", "arXiv", "preprint"
+    status = "preprint" if kind == "preprint" else "published"
+    for pattern, value in _STATUS_WORDS:
+        if pattern.search(f.get("note", "") + " " + f.get("pubstate", "")):
+            status = value
+            break
+    url = f.get("url", "") or _url_in(howpublished)
+    return Bibliographic(
+        title=f.get("title", ""),
+        year=year,
+        month=month,
+        kind=kind,
+        status=status,
+        venue=venue,
+        venue_kind=venue_kind,
+        venue_detail=detail,
+        doi=doi,
+        arxiv_id=arxiv_id,
+        url=url,
+        pages=f.get("pages", ""),
+        # CoRR gives the arXiv id as its volume ("abs/2301.01234").
+        volume="" if f.get("volume", "").startswith("abs/") else f.get("volume", ""),
+        number=f.get("number") or f.get("issue", ""),
+    )
+
+
+_PREPRINTS = {"misc", "online", "unpublished", "electronic"}
+
+
+def _year_month(entry: ParsedEntry) -> tuple[int | None, int | None]:
+    year_text = entry.fields.get("year", "")
+    date = entry.fields.get("date", "")
+    match = _YEAR.search(year_text) or _YEAR.search(date)
+    year = int(match.group(1)) if match else None
+    month = _month(entry.fields.get("month", ""))
+    if month is None and not entry.fields.get("month"):
+        iso = re.match(r"^\d{4}-(\d{2})", date)
+        month = int(iso.group(1)) if iso and 1 <= int(iso.group(1)) <= 12 else None
+    elif month is None:
+        entry.warnings.append(
+            f"line {entry.line}, {entry.key}: month {entry.fields['month']!r} not "
+            "understood, left out"
+        )
+    return year, month
+
+
+def _month(text: str) -> int | None:
+    """A month from "7", "jul", "July", "6 June" or "Jul.--Aug." (the first one)."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text) if 1 <= int(text) <= 12 else None
+    for word in re.findall(r"[^\W\d_]+", text):
+        name = _MONTH_NAMES.get(word[:3], "")
+        if len(word) >= 3 and name.lower().startswith(word):
+            return MONTH_MACROS.index(word[:3]) + 1
+    return None
+
+
+def _doi(fields: dict[str, str]) -> str:
+    url = fields.get("url", "")
+    match = _DOI.search(fields.get("doi", "")) or (
+        "doi.org/" in url and _DOI.search(url)
+    )
+    return match.group(1).rstrip(".") if match else ""
+
+
+def _arxiv_id(fields: dict[str, str], doi: str) -> str:
+    eprint = fields.get("eprint", "")
+    archive = (fields.get("archiveprefix") or fields.get("eprinttype", "")).lower()
+    match = _ARXIV_BARE.match(eprint)
+    if match and (archive == "arxiv" or eprint.lower().startswith("arxiv:")):
+        return match.group(1)
+    if doi.lower().startswith("10.48550/arxiv."):
+        return doi[len("10.48550/arxiv.") :]
+    for name in ("url", "journal", "volume", "howpublished", "note", "eprint"):
+        match = _ARXIV_IN_TEXT.search(fields.get(name, ""))
+        if match:
+            return match.group(1)
+    return ""
+
+
+def _url_in(text: str) -> str:
+    match = re.search(r"https?://\S+", text)
+    return match.group(0) if match else ""
+
+
+def venue_name(text: str, *, journal: bool = False) -> tuple[str, str]:
+    """A venue's name and acronym from a booktitle: no "Proceedings of", years…"""
+    acronym = ""
+    for match in re.finditer(r"\(([^()]*)\)", text):
+        candidate = re.sub(r"[\s'’]*\d{2,4}$", "", match.group(1).strip())
+        if (
+            re.fullmatch(r"[A-Za-z][\w\-&/+.]*", candidate)
+            and sum(c.isupper() for c in candidate) >= 2
+        ):
+            acronym = candidate
+    name = re.sub(r"\([^()]*\)", " ", text)
+    if not journal:
+        name = re.sub(
+            r"^\s*(in\s+)?(proc\.|proceedings)\s+of\s+(the\s+)?", "", name, flags=re.I
+        )
+        name = _ORDINALS.sub(" ", name)
+        name = re.sub(r"(?<![\w/])(19|20)\d\d(?![\w/])|'\d\d\b", " ", name)
+        name = re.sub(r"\s\d+\s*$", " ", name)
+    name = " ".join(name.split()).strip(" ,.:;-–")
+    name = re.sub(r"^the\s+", "", name, flags=re.I) if not journal else name
+    return (name or " ".join(text.split())), acronym
+
+
+_ORDINALS = re.compile(
+    r"\b(\d+(st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|"
+    r"ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|"
+    r"seventeenth|eighteenth|nineteenth|twentieth|thirtieth|fortieth|fiftieth|"
+    r"(twenty|thirty|forty|fifty)[- ](first|second|third|fourth|fifth|sixth|"
+    r"seventh|eighth|ninth))\b",
+    re.I,
+)
+
+
+def fold(text: str) -> str:
+    """Text for comparing: no accents, no case, words of letters and digits only."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(_NOT_WORD.sub(" ", text.casefold()).split())
+
+
+_NOT_WORD = re.compile(r"[\W_]+")

@@ -1,3 +1,4 @@
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Prefetch
 from django.urls import reverse
@@ -89,7 +90,9 @@ class Publication(models.Model):
         max_length=30, choices=Kind.choices, default=Kind.CONFERENCE_PAPER
     )
     year = models.PositiveSmallIntegerField(validators=year_validators)
-    month = models.PositiveSmallIntegerField(null=True, blank=True)
+    month = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(12)]
+    )
     venue = models.ForeignKey(
         Venue,
         null=True,
@@ -123,6 +126,15 @@ class Publication(models.Model):
     bibtex = models.TextField(
         blank=True, help_text="The source's BibTeX, kept verbatim."
     )
+    citation_key = models.CharField(
+        max_length=200, blank=True, help_text="The key of the source's BibTeX entry."
+    )
+    source = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The file the record was imported from; re-importing that file "
+        "updates it. Blank for records kept by hand.",
+    )
     topics = models.ManyToManyField(Topic, blank=True, related_name="publications")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -130,7 +142,15 @@ class Publication(models.Model):
 
     class Meta:
         ordering = ["-year", "-month", "title", "id"]
-        indexes = [models.Index(fields=["year", "id"]), models.Index(fields=["status"])]
+        indexes = [
+            models.Index(fields=["year", "id"]),
+            models.Index(fields=["status"]),
+            models.Index(fields=["source", "citation_key"]),
+            # The default "newest first" order: pages read it without sorting.
+            models.Index(
+                fields=["-year", "-month", "title", "id"], name="publication_newest"
+            ),
+        ]
         constraints = [
             year_range_constraint("year"),
             models.CheckConstraint(
@@ -168,6 +188,12 @@ class Authorship(models.Model):
     )
     position = models.PositiveSmallIntegerField(help_text="1 for the first author.")
     name = models.CharField(max_length=200, help_text="The name as printed.")
+    family_name = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Only when the last word of the name is not the family name: "
+        "“van Beethoven”, “García Márquez”, an organisation's whole name.",
+    )
     person = models.ForeignKey(
         "people.Person",
         null=True,

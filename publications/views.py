@@ -1,16 +1,40 @@
-from django.http import HttpRequest, HttpResponse
+import json
+
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
 
 from directory.faceted import FacetedSearchView
 from publications.bibtex import to_bibtex
+from publications.export import to_bibtex_list, to_csl_list, to_ris
 from publications.filters import PublicationFilter
 from publications.models import Publication
+
+EXPORTS = {
+    "bib": ("application/x-bibtex", to_bibtex_list),
+    "ris": ("application/x-research-info-systems", to_ris),
+    "json": (
+        "application/vnd.citationstyles.csl+json",
+        lambda publications: json.dumps(
+            to_csl_list(publications), ensure_ascii=False, indent=2
+        ),
+    ),
+}
 
 
 class PublicationListView(FacetedSearchView):
     filterset_class = PublicationFilter
     queryset = Publication.objects.with_authors()
+
+    def get_context_data(self, **kwargs) -> dict:
+        context = super().get_context_data(**kwargs)
+        query: QueryDict = self.request.GET.copy()
+        query.pop("page", None)
+        if self.corrected_from:
+            # The page shows the corrected query's results: export those.
+            query["q"] = self.query.phrase
+        context["export_query"] = query.urlencode()
+        return context
 
 
 class PublicationDetailView(DetailView):
@@ -29,4 +53,17 @@ def publication_bibtex(request: HttpRequest, slug: str) -> HttpResponse:
         to_bibtex(publication), content_type="application/x-bibtex; charset=utf-8"
     )
     response["Content-Disposition"] = f'inline; filename="{publication.slug}.bib"'
+    return response
+
+
+def publication_export(request: HttpRequest, fmt: str) -> HttpResponse:
+    """The publications the list page shows for the same query, as a citation file."""
+    content_type, render = EXPORTS[fmt]
+    filterset = PublicationFilter(
+        request.GET, queryset=Publication.objects.with_authors(), request=request
+    )
+    response = HttpResponse(
+        render(filterset.qs), content_type=f"{content_type}; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="publications.{fmt}"'
     return response

@@ -1,10 +1,10 @@
 from tests import factories
 
 
-def test_publication_list_filters_titles(
-    client, demo_lab, django_assert_max_num_queries
-):
-    with django_assert_max_num_queries(6):
+def test_publication_list_searches(client, demo_lab, django_assert_max_num_queries):
+    # count, ranked candidates, those passing the filters, rows, authors, links,
+    # snippets, and all facets in one query
+    with django_assert_max_num_queries(8):
         response = client.get("/publications/", {"q": "attention"})
     html = response.content.decode()
     assert "RelayAttention" in html and "DuoAttention" in html

@@ -1,0 +1,96 @@
+"""Formatted citations: an author-year (APA-like) reference for a publication."""
+
+from bibtexparser.middlewares.names import (
+    InvalidNameError,
+    parse_single_name_into_parts,
+)
+
+# APA lists up to 20 authors; beyond that the first 19, an ellipsis and the last.
+APA_MAX_AUTHORS = 20
+
+
+def apa_name(name: str) -> str:
+    """A printed name as "Family, I. I.": "Chi-Min Chan" becomes "Chan, C.-M."."""
+    try:
+        parts = parse_single_name_into_parts(name.strip())
+    except InvalidNameError:
+        return name.strip()
+    if not parts.first:
+        # One word (a mononym, a name in a script without initials): keep it whole.
+        return " ".join([*parts.von, *parts.last, *parts.jr]) or name.strip()
+    initials = " ".join(_initials(given) for given in parts.first)
+    family = " ".join([*parts.von, *parts.last])
+    suffix = f", {' '.join(parts.jr)}" if parts.jr else ""
+    return f"{family}, {initials}{suffix}"
+
+
+def _initials(given: str) -> str:
+    # Hyphenated given names keep the hyphen (Chi-Min: C.-M.); initials already
+    # written run together keep every letter (W.H.: W. H.).
+    pieces = []
+    for piece in given.split("-"):
+        letters = [p for p in piece.split(".") if p] if "." in piece else [piece]
+        pieces.append(" ".join(f"{p[0]}." for p in letters if p))
+    return "-".join(p for p in pieces if p)
+
+
+def apa_authors(publication) -> str:
+    """The author list in APA form, co-first authors starred, incomplete lists cut."""
+    names = [
+        apa_name(a.name) + ("*" if a.equal_contribution else "")
+        for a in publication.authorships.all()
+    ]
+    if not names:
+        return ""
+    if not publication.authors_complete:
+        return ", ".join(names) + ", et al."
+    if len(names) == 1:
+        return names[0]
+    if len(names) > APA_MAX_AUTHORS:
+        return ", ".join(names[: APA_MAX_AUTHORS - 1]) + ", . . . " + names[-1]
+    return ", ".join(names[:-1]) + ", & " + names[-1]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text[-1] in ".?!" else text + "."
+
+
+def _source(publication) -> str:
+    """Where it appeared: journal, volume(issue), pages; else venue (Vol., pp.)."""
+    venue = publication.venue.name if publication.venue else publication.venue_detail
+    venue = venue.strip()
+    volume, number = publication.volume.strip(), publication.number.strip()
+    pages = publication.pages.strip().replace("--", "–")
+    if publication.kind == "journal_article":
+        issue = f"{volume}({number})" if volume and number else volume
+        return ", ".join(part for part in (venue, issue, pages) if part)
+    details = []
+    if volume:
+        details.append(f"Vol. {volume}")
+    if pages:
+        details.append(f"{'pp.' if '–' in pages or '-' in pages else 'p.'} {pages}")
+    if venue and details:
+        return f"{venue} ({', '.join(details)})"
+    return venue
+
+
+def apa(publication) -> str:
+    """An APA-like reference: authors (year). Title. Venue, volume(number), pages."""
+    authors = apa_authors(publication)
+    if publication.status == "accepted":
+        when = "(in press)"
+    else:
+        when = f"({publication.year})"
+    title = publication.title.strip()
+    if publication.status == "under_review":
+        title += " [Manuscript under review]"
+    parts = [f"{authors} {when}." if authors else f"{when}.", _sentence(title)]
+    source = _source(publication)
+    if source:
+        parts.append(_sentence(source))
+    if publication.doi:
+        parts.append(f"https://doi.org/{publication.doi}")
+    elif publication.arxiv_id:
+        parts.append(f"https://arxiv.org/abs/{publication.arxiv_id}")
+    return " ".join(parts)

@@ -1,0 +1,186 @@
+from pathlib import Path
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from publications.models import Authorship, Publication, Venue
+from tests import factories
+
+CORPUS = Path(__file__).parent / "bibtex"
+URL = "/admin/publications/publication/import-bibtex/"
+
+
+def upload(name: str, content: bytes | None = None) -> SimpleUploadedFile:
+    data = (CORPUS / name).read_bytes() if content is None else content
+    return SimpleUploadedFile(name, data, content_type="application/x-bibtex")
+
+
+def preview(client, name: str, **fields):
+    return client.post(URL, {"file": upload(name), **fields})
+
+
+def test_changelist_offers_the_import(admin_client_logged_in):
+    html = admin_client_logged_in.get("/admin/publications/publication/").content
+    assert f'href="{URL}"'.encode() in html and b"Import BibTeX" in html
+
+
+def test_upload_page_is_an_accessible_form(admin_client_logged_in):
+    html = admin_client_logged_in.get(URL).content.decode()
+    assert 'enctype="multipart/form-data"' in html
+    assert '<label for="id_file"' in html and '<label for="id_person"' in html
+    assert "<script>" not in html and "style=" not in html
+
+
+def test_upload_shows_a_preview_and_writes_nothing(admin_client_logged_in, db):
+    response = preview(admin_client_logged_in, "macros.bib")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "To create (4)" in html and "Macros and Months" in html
+    assert "a volume other entries cite" in html
+    assert "International Conference on Machine Learning" in html  # a new venue
+    assert 'value="Confirm import"' in html
+    assert Publication.objects.count() == 0 and Venue.objects.count() == 0
+
+
+def test_confirm_imports_the_previewed_file(admin_client_logged_in, db):
+    token = preview(admin_client_logged_in, "macros.bib").context["token"]
+    response = admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "0"})
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/publications/publication/"
+    assert Publication.objects.filter(source="macros.bib").count() == 4
+    page = admin_client_logged_in.get(response["Location"]).content.decode()
+    assert "Imported macros.bib: 4 created" in page
+    assert LogEntry.objects.filter(change_message="Imported from BibTeX.").count() == 4
+
+
+def test_a_preview_can_be_confirmed_only_once(admin_client_logged_in, db):
+    token = preview(admin_client_logged_in, "kinds.bib").context["token"]
+    admin_client_logged_in.post(URL, {"token": token})
+    response = admin_client_logged_in.post(URL, {"token": token}, follow=True)
+    assert "That preview has expired" in response.content.decode()
+    assert Publication.objects.count() == 10
+
+
+def test_a_new_upload_replaces_the_pending_one(admin_client_logged_in, db):
+    old = preview(admin_client_logged_in, "kinds.bib").context["token"]
+    new = preview(admin_client_logged_in, "names.bib").context["token"]
+    session = admin_client_logged_in.session
+    assert [k for k in session.keys() if "bibtex-import" in k] == [
+        f"publications-bibtex-import-{new}"
+    ]
+    response = admin_client_logged_in.post(URL, {"token": old}, follow=True)
+    assert "That preview has expired" in response.content.decode()
+
+
+def test_preview_lists_ambiguous_authors_for_review(admin_client_logged_in, db):
+    for given in ("Zhongzhu", "Zhang"):
+        factories.person(
+            given_name=given,
+            family_name="Zhou",
+            display_name=f"{given} Zhou",
+            slug=f"{given.lower()}-zhou",
+        )
+    html = preview(admin_client_logged_in, "names.bib").content.decode()
+    assert "Ambiguous authors" in html
+    assert "Z. Zhou" in html and "Zhang Zhou or Zhongzhu Zhou" in html
+
+
+def test_preview_with_a_member_lists_entries_without_them(admin_client_logged_in, db):
+    member = factories.person(
+        given_name="Jingwei", family_name="Zuo", display_name="Jingwei Zuo"
+    )
+    html = preview(admin_client_logged_in, "arxiv.bib", person=member.pk)
+    html = html.content.decode()
+    assert "Entries where Jingwei Zuo was not found among the authors" in html
+    assert "scholar2023" in html
+
+
+def test_invalid_entries_are_shown_and_nothing_imports_unless_skipped(
+    admin_client_logged_in, db
+):
+    response = preview(admin_client_logged_in, "duplicate_keys.bib")
+    html = response.content.decode()
+    assert "1 entry cannot be imported" in html
+    assert "duplicate citation key (first used on line 1)" in html
+    assert "Import the rest, skipping 1 invalid entry" in html
+    token = response.context["token"]
+    response = admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "0"})
+    assert response.status_code == 200
+    assert "Nothing was imported" in response.content.decode()
+    assert Publication.objects.count() == 0
+    admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "1"})
+    assert Publication.objects.count() == 2
+
+
+def test_a_non_utf8_upload_is_reported_not_a_server_error(admin_client_logged_in, db):
+    response = preview(admin_client_logged_in, "latin1.bib")
+    assert response.status_code == 200
+    assert "save the file as UTF-8" in response.content.decode()
+    token = response.context["token"]
+    admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "1"})
+    assert list(Publication.objects.values_list("title", flat=True)) == ["Plain ASCII"]
+
+
+def test_a_reimport_preview_shows_nothing_to_do(admin_client_logged_in, db):
+    token = preview(admin_client_logged_in, "kinds.bib").context["token"]
+    admin_client_logged_in.post(URL, {"token": token})
+    html = preview(admin_client_logged_in, "kinds.bib").content.decode()
+    assert "0 to create, 0 to update,\n  10 already up to date" in html
+    assert "disabled" in html
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        ({}, "This field is required."),
+        ({"file": upload("empty.bib", b"")}, "The submitted file is empty."),
+    ],
+)
+def test_upload_without_a_file_shows_the_form_again(
+    admin_client_logged_in, db, data, error
+):
+    response = admin_client_logged_in.post(URL, data)
+    assert response.status_code == 200
+    assert error in response.content.decode()
+
+
+def test_an_oversized_upload_is_refused(admin_client_logged_in, db, monkeypatch):
+    monkeypatch.setattr("publications.admin.MAX_BIBTEX_BYTES", 10)
+    response = admin_client_logged_in.post(URL, {"file": upload("kinds.bib")})
+    assert "The file is larger than" in response.content.decode()
+
+
+@pytest.mark.parametrize("permission", ["change_publication", "add_publication"])
+def test_staff_who_cannot_both_add_and_change_cannot_import(
+    client, db, django_user_model, permission
+):
+    user = django_user_model.objects.create_user(
+        "editor", password="a-long-test-password", is_staff=True
+    )
+    user.user_permissions.add(
+        Permission.objects.get(codename=permission),
+        Permission.objects.get(codename="view_publication"),
+    )
+    client.force_login(user)
+    assert client.get(URL).status_code == 403
+    assert client.post(URL, {"file": upload("kinds.bib")}).status_code == 403
+    changelist = client.get("/admin/publications/publication/").content
+    assert b"Import BibTeX" not in changelist
+
+
+def test_anonymous_visitors_are_sent_to_the_login(client, db):
+    response = client.get(URL)
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_imported_authors_show_in_the_change_form(admin_client_logged_in, db):
+    token = preview(admin_client_logged_in, "names.bib").context["token"]
+    admin_client_logged_in.post(URL, {"token": token})
+    paper = Publication.objects.get(citation_key="names2020")
+    html = admin_client_logged_in.get(
+        f"/admin/publications/publication/{paper.pk}/change/"
+    ).content.decode()
+    assert "van Beethoven" in html
+    assert Authorship.objects.filter(publication=paper).count() == 7
