@@ -1,6 +1,9 @@
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 from django.views.generic import DetailView
 
 from directory.faceted import FacetedSearchView
+from events.feeds import calendar_response
 from events.filters import EventFilter
 from events.models import Event
 
@@ -12,3 +15,14 @@ class EventListView(FacetedSearchView):
 
 class EventDetailView(DetailView):
     queryset = Event.objects.for_lists().prefetch_related("topics")
+
+
+def event_calendar(request: HttpRequest) -> HttpResponse:
+    """Every talk and event of the lab as an iCalendar feed."""
+    return calendar_response(
+        request,
+        Event.objects.order_by("date", "id"),
+        name=f"{settings.LAB_NAME}: talks and events",
+        key="events",
+        filename="events.ics",
+    )
