@@ -5,8 +5,10 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 # `make run` serves a development site on loopback; production sets DEBUG=0 itself.
 RUN_ENV := DEBUG=1
+# Data commands default to the development settings too, unless DEBUG is set.
+MANAGE_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: run test setup migrate demo check lint format serve clean
+.PHONY: run test setup migrate demo check lint format serve bench backup restore clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -32,6 +34,38 @@ run: demo
 # pytest exits 5 when it collects no test: that is not a failure of the set-up.
 test: demo
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+
+# Production-style serving: gunicorn, workers sized to the cores, static files by
+# whitenoise. Set SECRET_KEY, ALLOWED_HOSTS (and the SECURE_* switches for plain HTTP).
+WORKERS ?= $(shell echo $$(( $$(nproc) * 2 + 1 )))
+serve: migrate
+	$(BIN)/python manage.py collectstatic --noinput -v0
+	$(BIN)/gunicorn directory.wsgi:application --bind 127.0.0.1:$(PORT) \
+		--workers $(WORKERS) --max-requests 5000 --max-requests-jitter 500 --access-logfile -
+
+# A consistent snapshot of the data (JSON via dumpdata: the same on SQLite and
+# PostgreSQL), and its restore into an empty or existing database.
+BACKUP ?= var/backups/directory-$(shell date +%Y%m%d-%H%M%S).json
+backup: setup
+	@mkdir -p $(dir $(BACKUP))
+	$(MANAGE_ENV) $(BIN)/python manage.py dumpdata --natural-foreign --natural-primary \
+		--exclude contenttypes --exclude auth.permission --exclude sessions \
+		--exclude directory.searchterm --exclude people.personsearchdocument \
+		--exclude publications.publicationsearchdocument \
+		--exclude events.eventsearchdocument --indent 1 -o $(BACKUP)
+	@echo "Wrote $(BACKUP)"
+
+restore: migrate
+	@test -n "$(FILE)" || { echo "usage: make restore FILE=var/backups/….json"; exit 2; }
+	$(MANAGE_ENV) $(BIN)/python manage.py loaddata $(FILE)
+	$(MANAGE_ENV) $(BIN)/python manage.py rebuild_search_index
+
+# Benchmarks (never part of `make test`): SQLite, plus PostgreSQL when DATABASE_URL
+# points at one. Results go to bench/results/.
+bench: setup
+	DEBUG=0 SECRET_KEY=bench-only-key-0123456789abcdefghijklmnopqrstuvwxyz \
+		$(BIN)/python manage.py collectstatic --noinput -v0
+	$(BIN)/python bench/run.py
 
 check: setup
 	$(BIN)/ruff check .

@@ -6,6 +6,8 @@ class DirectoryConfig(AppConfig):
     verbose_name = "Directory (topics and organisations)"
 
     def ready(self) -> None:
+        from directory import cache
         from directory.search import signals
 
         signals.connect()
+        cache.connect()

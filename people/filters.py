@@ -1,5 +1,5 @@
 import django_filters
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.db.models import QuerySet
 
 from directory.facets import (
     Facet,
@@ -50,17 +50,9 @@ class PersonFilter(FacetedFilterSet):
     def order_results(self, queryset: QuerySet) -> QuerySet:
         data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
         order = data.get("sort") or "relevance"
-        by_role = Case(
-            *(When(role=value, then=Value(i)) for i, value in enumerate(Role.values)),
-            default=Value(len(Role.values)),
-            output_field=IntegerField(),
-        )
-        queryset = queryset.alias(role_order=by_role)
+        queryset = queryset.with_role_order()
         if order == "name":
             return queryset.order_by("family_name", "given_name", "pk")
         if order == "relevance" and data.get("q"):
             return rank_by(queryset, data["q"], "role_order", "family_name", "pk")
-        # Current members before alumni ("current" sorts after "alumni").
-        return queryset.order_by(
-            "-status", "role_order", "family_name", "given_name", "pk"
-        )
+        return queryset.by_role()

@@ -40,6 +40,25 @@ class PersonQuerySet(models.QuerySet):
     def for_cards(self) -> "PersonQuerySet":
         return self.select_related("organization")
 
+    def with_role_order(self) -> "PersonQuerySet":
+        """Alias `role_order`: the position of the member's role in Role."""
+        return self.alias(
+            role_order=models.Case(
+                *(
+                    models.When(role=v, then=models.Value(i))
+                    for i, v in enumerate(Role.values)
+                ),
+                default=models.Value(len(Role.values)),
+                output_field=models.IntegerField(),
+            )
+        )
+
+    def by_role(self) -> "PersonQuerySet":
+        """Current members first, then by role as the people page groups them."""
+        return self.with_role_order().order_by(
+            "-status", "role_order", "family_name", "given_name", "pk"
+        )
+
 
 class Person(models.Model):
     """A member of the group, with everything their own home page would show."""

@@ -1,4 +1,5 @@
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 
 
@@ -6,6 +7,12 @@ from django.core.management import call_command
 def _media_in_tmp(settings, tmp_path):
     """Keep uploads out of the real media folder."""
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: rolled-back data must not be served."""
+    cache.clear()
 
 
 @pytest.fixture

@@ -1,26 +1,33 @@
-"""What each kind of record is found by: the text of its four weighted columns."""
+"""What each kind of record is found by: the text of its four weighted columns.
 
+Builders read plain values in a few queries per chunk of records (no model
+instances), so that rebuilding a directory of 100,000 papers takes seconds.
+"""
+
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
-
-from django.db.models import Prefetch
 
 from directory.models import Topic, TopicClosure
 
-CHUNK = 500
+CHUNK = 2000
 
 
 def topic_texts() -> dict[int, str]:
     """For every topic: its name, aliases and the names of the topics above it."""
-    topics = {t.pk: t for t in Topic.objects.all()}
-    ancestors: dict[int, list[int]] = {}
-    for ancestor_id, descendant_id in TopicClosure.objects.values_list(
-        "ancestor_id", "descendant_id"
-    ):
-        ancestors.setdefault(descendant_id, []).append(ancestor_id)
+    topics = dict(Topic.objects.values_list("pk", "name"))
+    aliases = dict(Topic.objects.values_list("pk", "aliases"))
+    ancestors: dict[int, list[int]] = defaultdict(list)
+    for ancestor_id, descendant_id in TopicClosure.objects.order_by(
+        "-depth"
+    ).values_list("ancestor_id", "descendant_id"):
+        ancestors[descendant_id].append(ancestor_id)
     texts = {}
-    for pk, topic in topics.items():
-        names = [topics[a].name for a in ancestors.get(pk, [pk]) if a in topics]
-        texts[pk] = " · ".join([*names, *topic.alias_list])
+    for pk, name in topics.items():
+        names = [topics[a] for a in ancestors.get(pk, [pk]) if a in topics]
+        extra = [
+            line.strip() for line in (aliases[pk] or "").splitlines() if line.strip()
+        ]
+        texts[pk] = " · ".join([*(names or [name]), *extra])
     return texts
 
 
@@ -28,134 +35,168 @@ def _join(*parts: object) -> str:
     return "\n".join(str(p) for p in parts if p)
 
 
-def _chunks(ids: list[int]) -> Iterator[list[int]]:
-    for start in range(0, len(ids), CHUNK):
-        yield ids[start : start + CHUNK]
+def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
+    ordered = sorted(set(ids))
+    for start in range(0, len(ordered), CHUNK):
+        yield ordered[start : start + CHUNK]
+
+
+def _grouped(rows: Iterable[tuple]) -> dict[int, list[tuple]]:
+    """Rows keyed by their first value (the owning record's id)."""
+    groups: dict[int, list[tuple]] = defaultdict(list)
+    for row in rows:
+        groups[row[0]].append(row[1:])
+    return groups
 
 
 def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tuple]:
-    from people.models import Experience, Person
-    from publications.models import Authorship
+    from people import models as people
+    from publications.models import Authorship, Publication
 
-    for chunk in _chunks(sorted(set(ids))):
-        people = Person.objects.filter(pk__in=chunk).select_related("organization")
-        people = people.prefetch_related(
-            "topics",
-            "research_areas",
-            "education__organization",
-            Prefetch(
-                "experience", queryset=Experience.objects.select_related("organization")
-            ),
-            "open_source",
-            "awards",
-            "service",
-            "skills",
-            "interests",
-            Prefetch(
-                "authorships",
-                queryset=Authorship.objects.select_related(
-                    "publication"
-                ).prefetch_related("publication__topics"),
-            ),
+    roles = dict(people.Role.choices)
+    for chunk in _chunks(ids):
+        rows = people.Person.objects.filter(pk__in=chunk).values_list(
+            "pk", "display_name", "given_name", "family_name", "preferred_name",
+            "native_name", "headline", "position_title", "role", "team",
+            "organization__name", "organization__short_name", "bio", "research_summary",
+            "location",
+        )  # fmt: skip
+        of = {"person_id__in": chunk}
+        person_topics = _grouped(
+            people.Person.topics.through.objects.filter(**of).values_list(
+                "person_id", "topic_id"
+            )
         )
-        for p in people:
-            org = p.organization
-            a = _join(
-                p.display_name,
-                p.given_name,
-                p.family_name,
-                p.preferred_name,
-                p.native_name,
+        areas = _grouped(
+            people.ResearchArea.objects.filter(**of).values_list(
+                "person_id", "title", "subtitle", "items"
             )
+        )
+        experience = _grouped(
+            people.Experience.objects.filter(**of).values_list(
+                "person_id", "role", "team", "organization__name", "notes"
+            )
+        )
+        education = _grouped(
+            people.Education.objects.filter(**of).values_list(
+                "person_id", "degree", "field", "organization__name", "unit"
+            )
+        )
+        others = [
+            _grouped(model.objects.filter(**of).values_list("person_id", *fields))
+            for model, fields in (
+                (people.OpenSourceContribution, ("project", "description")),
+                (people.Award, ("title",)),
+                (people.Service, ("role", "venue")),
+                (people.Skill, ("category", "items")),
+                (people.Interest, ("title", "description")),
+            )
+        ]
+        authored = _grouped(
+            Authorship.objects.filter(**of).values_list("person_id", "publication_id")
+        )
+        pub_ids = {pub for pubs in authored.values() for (pub,) in pubs}
+        pub_text = {
+            pk: _join(title, summary)
+            for pk, title, summary in Publication.objects.filter(
+                pk__in=pub_ids
+            ).values_list("pk", "title", "summary")
+        }
+        pub_topics = _grouped(
+            Publication.topics.through.objects.filter(
+                publication_id__in=pub_ids
+            ).values_list("publication_id", "topic_id")
+        )
+        for (pk, display, given, family, preferred, native, headline, title, role, team,
+             org, org_short, bio, summary, location) in rows:  # fmt: skip
+            a = _join(display, given, family, preferred, native)
             b = _join(
-                *(topics.get(t.pk, t.name) for t in p.topics.all()),
-                *(_join(r.title, r.subtitle, r.items) for r in p.research_areas.all()),
+                *(topics.get(t, "") for (t,) in person_topics.get(pk, ())),
+                *(_join(*area) for area in areas.get(pk, ())),
             )
-            c = _join(
-                p.headline,
-                p.position_title,
-                p.get_role_display(),
-                p.team,
-                org and org.name,
-                org and org.short_name,
-                p.bio,
-                p.research_summary,
-            )
+            c = _join(headline, title, roles.get(role, role), team, org, org_short, bio,
+                      summary)  # fmt: skip
             d = _join(
-                p.location,
+                location,
+                *(_join(*row) for row in experience.get(pk, ())),
+                *(_join(*row) for row in education.get(pk, ())),
                 *(
-                    _join(
-                        e.role, e.team, e.organization and e.organization.name, e.notes
-                    )
-                    for e in p.experience.all()
+                    _join(pub_text.get(pub, ""),
+                          *(topics.get(t, "") for (t,) in pub_topics.get(pub, ())))
+                    for (pub,) in authored.get(pk, ())
                 ),
-                *(
-                    _join(e.degree, e.field, e.organization.name, e.unit)
-                    for e in p.education.all()
-                ),
-                *(
-                    _join(
-                        a.publication.title,
-                        a.publication.summary,
-                        *(topics.get(t.pk, t.name) for t in a.publication.topics.all()),
-                    )
-                    for a in p.authorships.all()
-                ),
-                *(_join(o.project, o.description) for o in p.open_source.all()),
-                *(aw.title for aw in p.awards.all()),
-                *(_join(s.role, s.venue) for s in p.service.all()),
-                *(_join(s.category, s.items) for s in p.skills.all()),
-                *(_join(i.title, i.description) for i in p.interests.all()),
-            )
-            yield p.pk, a, b, c, d
+                *(_join(*row) for table in others for row in table.get(pk, ())),
+            )  # fmt: skip
+            yield pk, a, b, c, d
 
 
 def publication_documents(
     ids: Iterable[int], topics: dict[int, str]
 ) -> Iterator[tuple]:
-    from publications.models import Publication
+    from publications.models import Authorship, Publication
 
-    for chunk in _chunks(sorted(set(ids))):
-        publications = (
-            Publication.objects.filter(pk__in=chunk)
-            .select_related("venue")
-            .prefetch_related("topics", "authorships")
+    kinds = dict(Publication.Kind.choices)
+    for chunk in _chunks(ids):
+        rows = Publication.objects.filter(pk__in=chunk).values_list(
+            "pk", "title", "alternative_title", "summary", "key_results", "venue__name",
+            "venue__short_name", "venue_detail", "kind", "doi", "arxiv_id",
+        )  # fmt: skip
+        authors = _grouped(
+            Authorship.objects.filter(publication_id__in=chunk)
+            .order_by("publication_id", "position")
+            .values_list("publication_id", "name")
         )
-        for pub in publications:
-            venue = pub.venue
-            a = _join(pub.title, pub.alternative_title)
-            b = _join(*(topics.get(t.pk, t.name) for t in pub.topics.all()))
-            c = _join(
-                *(author.name for author in pub.authorships.all()),
-                pub.summary,
-                pub.key_results,
-                venue and venue.name,
-                venue and venue.short_name,
+        pub_topics = _grouped(
+            Publication.topics.through.objects.filter(
+                publication_id__in=chunk
+            ).values_list("publication_id", "topic_id")
+        )
+        for (pk, title, alternative, summary, results, venue, venue_short, detail, kind,
+             doi, arxiv) in rows:  # fmt: skip
+            yield (
+                pk,
+                _join(title, alternative),
+                _join(*(topics.get(t, "") for (t,) in pub_topics.get(pk, ()))),
+                _join(
+                    *(name for (name,) in authors.get(pk, ())),
+                    summary,
+                    results,
+                    venue,
+                    venue_short,
+                ),  # fmt: skip
+                _join(detail, kinds.get(kind, kind), doi, arxiv),
             )
-            d = _join(pub.venue_detail, pub.get_kind_display(), pub.doi, pub.arxiv_id)
-            yield pub.pk, a, b, c, d
 
 
 def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tuple]:
     from events.models import Event
 
-    for chunk in _chunks(sorted(set(ids))):
-        events = (
-            Event.objects.filter(pk__in=chunk)
-            .select_related("publication")
-            .prefetch_related("topics", "people")
+    kinds = dict(Event.Kind.choices)
+    for chunk in _chunks(ids):
+        rows = Event.objects.filter(pk__in=chunk).values_list(
+            "pk",
+            "title",
+            "description",
+            "host",
+            "location",
+            "kind",
+            "publication__title",
         )
-        for event in events:
-            a = event.title
-            b = _join(*(topics.get(t.pk, t.name) for t in event.topics.all()))
-            c = _join(
-                event.description,
-                event.host,
-                *(person.display_name for person in event.people.all()),
+        people = _grouped(
+            Event.people.through.objects.filter(event_id__in=chunk).values_list(
+                "event_id", "person__display_name"
             )
-            d = _join(
-                event.location,
-                event.get_kind_display(),
-                event.publication and event.publication.title,
+        )
+        event_topics = _grouped(
+            Event.topics.through.objects.filter(event_id__in=chunk).values_list(
+                "event_id", "topic_id"
             )
-            yield event.pk, a, b, c, d
+        )
+        for pk, title, description, host, location, kind, publication in rows:
+            yield (
+                pk,
+                title,
+                _join(*(topics.get(t, "") for (t,) in event_topics.get(pk, ()))),
+                _join(description, host, *(name for (name,) in people.get(pk, ()))),
+                _join(location, kinds.get(kind, kind), publication),
+            )

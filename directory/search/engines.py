@@ -15,7 +15,7 @@ from django.contrib.postgres.search import (
     TrigramSimilarity,
 )
 from django.db import connection
-from django.db.models import F, FloatField, QuerySet, TextField, Value
+from django.db.models import F, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Concat
 from django.utils.html import escape
@@ -49,10 +49,11 @@ class Engine:
     def filter(self, queryset: QuerySet, query: Query) -> QuerySet:
         raise NotImplementedError
 
-    def rank(self, queryset: QuerySet, query: Query) -> QuerySet:
+    def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         raise NotImplementedError
 
-    def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
+    def ranked_ids(self, model, query: Query, limit: int) -> list[int]:
+        """The ids of the best `limit` matches, best first."""
         raise NotImplementedError
 
     def suggest(self, query: Query) -> Query | None:
@@ -98,19 +99,16 @@ class SQLiteEngine(Engine):
             )
         )
 
-    def rank(self, queryset: QuerySet, query: Query) -> QuerySet:
-        model = queryset.model
+    def ranked_ids(self, model, query: Query, limit: int) -> list[int]:
         table = fts_table(resource_for(model).document._meta.db_table)
-        outer = f'"{model._meta.db_table}"."{model._meta.pk.column}"'
         weights = ", ".join(str(w) for w in WEIGHTS)
-        return queryset.annotate(
-            search_rank=RawSQL(
-                f'SELECT -bm25("{table}", {weights}) FROM "{table}" '
-                f'WHERE "{table}" MATCH %s AND "{table}".rowid = {outer}',
-                [self.match_expression(query)],
-                output_field=FloatField(),
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'SELECT rowid FROM "{table}" WHERE "{table}" MATCH %s '
+                f'ORDER BY bm25("{table}", {weights}), rowid LIMIT %s',
+                [self.match_expression(query), limit],
             )
-        )
+            return [row[0] for row in cursor.fetchall()]
 
     def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         if not ids:
@@ -156,18 +154,21 @@ class PostgresEngine(Engine):
         matching = document.objects.filter(vector=self.search_query(query))
         return queryset.filter(pk__in=matching.values("pk"))
 
-    def rank(self, queryset: QuerySet, query: Query) -> QuerySet:
-        # SearchRank lists weights for D, C, B, A; scaled to the FTS5 column weights.
+    def ranked_ids(self, model, query: Query, limit: int) -> list[int]:
+        search = self.search_query(query)
         weights = [w / WEIGHTS[0] for w in reversed(WEIGHTS)]
-        return queryset.annotate(
-            # Cover density rewards terms found close together, so a phrase wins.
-            search_rank=SearchRank(
-                F("search_document__vector"),
-                self.search_query(query),
-                weights=weights,
-                cover_density=True,
+        rows = (
+            resource_for(model)
+            .document.objects.filter(vector=search)
+            .annotate(
+                rank=SearchRank(
+                    F("vector"), search, weights=weights, cover_density=True
+                )
             )
+            .order_by("-rank", "pk")
+            .values_list("pk", flat=True)
         )
+        return list(rows[:limit])
 
     def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         if not ids:

@@ -5,6 +5,7 @@ from django.db.models import QuerySet
 
 from directory.search.engines import get_engine
 from directory.search.query import MAX_QUERY_CHARS, parse
+from directory.search.ranking import RANKED_CANDIDATES, RankedResults
 
 
 class SearchFilter(django_filters.CharFilter):
@@ -21,9 +22,10 @@ class SearchFilter(django_filters.CharFilter):
         return get_engine().filter(qs, query)
 
 
-def rank_by(queryset: QuerySet, raw: str, *then: str) -> QuerySet:
-    """Order by relevance to the query, then by the given fields for stable pages."""
+def rank_by(queryset: QuerySet, raw: str, *then: str) -> QuerySet | RankedResults:
+    """Order by relevance to the query; past the ranked candidates, by `then`."""
     query = parse(raw)
     if not query:
         return queryset.order_by(*then)
-    return get_engine().rank(queryset, query).order_by("-search_rank", *then)
+    ranked = get_engine().ranked_ids(queryset.model, query, RANKED_CANDIDATES)
+    return RankedResults(queryset, ranked, then)

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 
 from django.db import connection, transaction
 
+from directory.bulk import insert_rows
+from directory.cache import bump
 from directory.models import SearchTerm
 from directory.search.documents import topic_texts
 from directory.search.query import words_of
@@ -68,7 +70,11 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         doc = document(**{pk_name: pk, "a": a, "b": b, "c": c, "d": d})
         (to_update if pk in existing else to_create).append(doc)
         words |= words_of(f"{a}\n{b}\n{c}")
-    document.objects.bulk_create(to_create, batch_size=500)
+    insert_rows(
+        document,
+        [pk_name, "a", "b", "c", "d"],
+        [(getattr(d, pk_name), d.a, d.b, d.c, d.d) for d in to_create],
+    )
     document.objects.bulk_update(to_update, ["a", "b", "c", "d"], batch_size=500)
     if connection.vendor == "postgresql":
         from directory.search.engines import PostgresEngine
@@ -79,6 +85,8 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         ignore_conflicts=True,
         batch_size=1000,
     )
+    # Bulk writers (imports, generators) fire no signals; they all end up here.
+    bump()
     return len(rows)
 
 

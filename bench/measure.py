@@ -1,0 +1,163 @@
+"""Measure pages and API endpoints through the whole Django stack on one database.
+
+Run by bench/run.py once per database and size; prints one JSON document.
+"""
+
+import json
+import os
+import sqlite3
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "directory.settings")
+os.environ.setdefault("DEBUG", "0")
+os.environ.setdefault(
+    "SECRET_KEY", "bench-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz"
+)
+os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import connection  # noqa: E402
+from django.db.models import Count  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from people.models import Person  # noqa: E402
+from publications.models import Publication  # noqa: E402
+
+WARMUP = 3
+RUNS = int(os.environ.get("BENCH_RUNS", "30"))
+
+
+def endpoints() -> list[tuple[str, str]]:
+    prolific = (
+        Person.objects.annotate(n=Count("authorships"))
+        .order_by("-n")
+        .values_list("slug", "n")[0]
+    )
+    topic = Person.objects.values_list("topics__parent__slug", flat=True).exclude(
+        topics__parent__slug=None
+    )[0]
+    paper = Publication.objects.order_by("pk").values_list("slug", flat=True)[0]
+    return [
+        ("home", "/"),
+        ("people search + 2 facets", f"/people/?q=efficient&topic={topic}&role=phd_student"),
+        ("publications search + year + venue", "/publications/?q=caching&year=2024&year=2023"),
+        ("search page (broad term)", "/search/?q=efficient"),
+        ("search page (narrow term)", "/search/?q=kernels"),
+        (f"profile of the most prolific member ({prolific[1]} papers)", f"/people/{prolific[0]}/"),
+        ("publication page", f"/publications/{paper}/"),
+        ("API people ?q + facets", "/api/people/?q=sparse&facets=topic,role"),
+        ("API publications 3 facets, 50/page", "/api/publications/?facets=year,venue,topic&page_size=50"),
+        ("API publication as BibTeX", f"/api/publications/{paper}/?format=bibtex"),
+        ("publications page 1", "/publications/"),
+        ("publications page 200", "/publications/?page=200"),
+    ]  # fmt: skip
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.statements: list[tuple[str, object]] = []
+        self.sql_seconds = 0.0
+
+    def __call__(self, execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.sql_seconds += time.perf_counter() - started
+            self.statements.append((sql, params))
+
+
+def raw_floor(
+    statements: list[tuple[str, object]], body: bytes, is_json: bool
+) -> float:
+    """Replay the request's SQL through the bare driver; add json for API pages."""
+    started = time.perf_counter()
+    if connection.vendor == "sqlite":
+        raw = sqlite3.connect(connection.settings_dict["NAME"])
+        for sql, params in statements:
+            raw.execute(sql.replace("%s", "?"), params or ()).fetchall()
+        raw.close()
+    else:
+        import psycopg
+
+        # The connection is opened outside the timing, as a pool would hold it.
+        raw = _pg_connection()
+        started = time.perf_counter()
+        with raw.cursor() as cursor:
+            for sql, params in statements:
+                cursor.execute(sql, params)
+                if cursor.description:
+                    cursor.fetchall()
+        raw.rollback()
+        assert psycopg
+    if is_json:
+        json.dumps(json.loads(body))
+    return time.perf_counter() - started
+
+
+_PG = None
+
+
+def _pg_connection():
+    global _PG
+    if _PG is None:
+        import psycopg
+
+        s = connection.settings_dict
+        _PG = psycopg.connect(
+            dbname=s["NAME"], user=s["USER"], host=s["HOST"], port=s["PORT"] or 5432
+        )
+    return _PG
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def measure(name: str, url: str, client: Client) -> dict:
+    for _ in range(WARMUP):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+    times, sql_times, queries, floors = [], [], [], []
+    for _ in range(RUNS):
+        recorder = Recorder()
+        with connection.execute_wrapper(recorder):
+            started = time.perf_counter()
+            response = client.get(url)
+            times.append(time.perf_counter() - started)
+        sql_times.append(recorder.sql_seconds)
+        queries.append(len(recorder.statements))
+        if len(floors) < 10:
+            is_json = response["Content-Type"].startswith("application/json")
+            floors.append(raw_floor(recorder.statements, response.content, is_json))
+    p50 = statistics.median(times)
+    floor = statistics.median(floors)
+    return {
+        "name": name,
+        "url": url,
+        "p50_ms": round(p50 * 1000, 2),
+        "p95_ms": round(percentile(times, 0.95) * 1000, 2),
+        "queries": max(queries),
+        "sql_ms": round(statistics.median(sql_times) * 1000, 2),
+        "sql_share": round(statistics.median(sql_times) / p50, 3),
+        "floor_ms": round(floor * 1000, 2),
+        "stack_over_floor": round(p50 / floor, 2) if floor else None,
+    }
+
+
+def main() -> None:
+    client = Client(HTTP_HOST="127.0.0.1")
+    results = [measure(name, url, client) for name, url in endpoints()]
+    print(json.dumps({"vendor": connection.vendor, "results": results}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""Relevance order that stays cheap when a query matches most of a large directory."""
+
+from django.db.models import QuerySet
+
+# Rank at most this many candidates; beyond them results follow the fallback order.
+RANKED_CANDIDATES = 1000
+
+
+class RankedResults:
+    """A filtered queryset in relevance order, sliceable like one.
+
+    The engine ranks its top candidates in one query; those that pass the other
+    filters come first, in rank order, and the rest follow in the fallback order.
+    Paginators need only `count()` and slicing.
+    """
+
+    ordered = True
+
+    def __init__(
+        self, queryset: QuerySet, ranked_ids: list[int], fallback: tuple[str, ...]
+    ):
+        self.queryset = queryset
+        self.model = queryset.model
+        self.ranked_ids = ranked_ids
+        self.fallback = fallback
+        self._count: int | None = None
+        self._present: list[int] | None = None
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self.queryset.count()
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def _ranked_present(self) -> list[int]:
+        if self._present is None:
+            present = set(
+                self.queryset.filter(pk__in=self.ranked_ids).values_list(
+                    "pk", flat=True
+                )
+            )
+            self._present = [pk for pk in self.ranked_ids if pk in present]
+        return self._present
+
+    def __getitem__(self, index):
+        if isinstance(index, int):
+            return self[index : index + 1][0]
+        start, stop = index.start or 0, index.stop
+        ranked = self._ranked_present()
+        ids = ranked[start:stop]
+        rows = self.queryset.filter(pk__in=ids).in_bulk() if ids else {}
+        result = [rows[pk] for pk in ids if pk in rows]
+        if stop is None or stop > len(ranked):
+            rest = self.queryset.exclude(pk__in=ranked).order_by(*self.fallback)
+            offset = max(0, start - len(ranked))
+            end = None if stop is None else stop - len(ranked)
+            result += list(rest[offset:end])
+        return result
+
+    def __iter__(self):
+        return iter(self[:])
