@@ -31,6 +31,8 @@ demo: migrate
 run: demo
 	$(RUN_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
+# Two workers for the two cores (each with its own test database).
+PYTEST_ARGS ?= -n 2
 # pytest exits 5 when it collects no test: that is not a failure of the set-up.
 test: demo
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
