@@ -1,7 +1,7 @@
 from django.db.models import Model, QuerySet
 from django.utils.http import http_date
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import OrderingFilter
@@ -143,6 +143,21 @@ class FacetedViewSet(ReadWriteViewSet):
         return self.get_paginated_response(serializer.data)
 
 
+ERROR_EXAMPLE = OpenApiExample(
+    "An invalid filter value",
+    value={
+        "error": {
+            "status": 400,
+            "code": "invalid",
+            "message": "The request is not valid; see `fields`.",
+            "fields": {"year": ["“20x5” is not a year."]},
+        }
+    },
+    response_only=True,
+    status_codes=["400"],
+)
+
+
 def list_schema(filterset_class, serializer_class, **kwargs):
     """The documented list: filters come from the FilterSet, plus paging and facets."""
     facets = list(filterset_class.facets)
@@ -160,6 +175,7 @@ def list_schema(filterset_class, serializer_class, **kwargs):
             ),
         ],
         responses={200: serializer_class(many=True), **ERROR_RESPONSES},
+        examples=[*kwargs.pop("examples", []), ERROR_EXAMPLE],
         **kwargs,
     )
 

@@ -37,6 +37,9 @@ class Pagination(PageNumberPagination):
         response["properties"]["facets"] = {
             "type": "object",
             "description": "Present when `facets` is requested.",
+            "example": {
+                "role": [{"value": "phd_student", "label": "PhD student", "count": 2}]
+            },
             "additionalProperties": {
                 "type": "array",
                 "items": {

@@ -1,5 +1,5 @@
 from django.db.models import Prefetch
-from drf_spectacular.utils import extend_schema_view
+from drf_spectacular.utils import OpenApiExample, extend_schema_view
 
 from directory.api.base import FacetedViewSet, detail_schema, list_schema, write_schemas
 from people.api.serializers import (
@@ -15,6 +15,20 @@ from people.models import Experience, Person
     list=list_schema(
         PersonFilter,
         PersonSerializer,
+        examples=[
+            OpenApiExample(
+                "Who works on KV cache quantization",
+                response_only=True,
+                value={
+                    "url": "https://lab.example.org/api/people/zhongzhu-zhou/",
+                    "slug": "zhongzhu-zhou",
+                    "display_name": "Zhongzhu Zhou",
+                    "preferred_name": "Charlie",
+                    "role": "senior_research_scientist",
+                    "organization": {"slug": "together-ai", "name": "Together AI"},
+                },
+            )
+        ],
         description="Members, searched and filtered like /people/. Example: "
         "`/api/people/?q=KV+cache+quantization&facets=topic,role`.",
     ),

@@ -1,4 +1,9 @@
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -43,7 +48,40 @@ def _csl(publications) -> list[dict]:
         description="Publications, searched and filtered like /publications/. "
         "`?author=jingwei-zuo&format=bibtex` gives a member's BibTeX.",
     ),
-    retrieve=detail_schema(PublicationSerializer, parameters=[FORMAT_PARAMETER]),
+    retrieve=detail_schema(
+        PublicationSerializer,
+        parameters=[FORMAT_PARAMETER],
+        examples=[
+            OpenApiExample(
+                "A paper with a member third of eight authors",
+                response_only=True,
+                value={
+                    "url": "https://lab.example.org/api/publications/duoattention/",
+                    "slug": "duoattention",
+                    "title": "DuoAttention: Efficient Long-Context LLM Inference with "
+                    "Retrieval and Streaming Heads",
+                    "year": 2025,
+                    "venue": {"slug": "iclr", "short_name": "ICLR"},
+                    "authors": [
+                        {
+                            "position": 1,
+                            "name": "Guangxuan Xiao",
+                            "person": None,
+                            "equal_contribution": False,
+                            "corresponding": False,
+                        },
+                        {
+                            "position": 3,
+                            "name": "Jingwei Zuo",
+                            "person": "https://lab.example.org/api/people/jingwei-zuo/",
+                            "equal_contribution": False,
+                            "corresponding": False,
+                        },
+                    ],
+                },
+            )
+        ],
+    ),
     **write_schemas(PublicationSerializer, PublicationWriteSerializer),
 )
 class PublicationViewSet(FacetedViewSet):

@@ -105,10 +105,29 @@ def test_errors_share_one_json_shape(api, db):
 
 
 def test_method_not_allowed_is_json(api, db, django_user_model):
-    client = _token_client(django_user_model, staff=True)
-    response = client.post("/api/topics/ml/")
-    assert response.status_code in (403, 405)
-    assert "error" in response.json()
+    factories.topic(slug="ml")
+    client = _token_client(django_user_model, perms=["add_topic", "change_topic"])
+    response = client.post("/api/topics/ml/", {}, format="json")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize(
+    ("resource", "kind"), [("organizations", "company"), ("venues", "preprint")]
+)
+def test_kind_filters_narrow_simple_lists(api, demo_lab, resource, kind):
+    everything = api.get(f"/api/{resource}/", {"page_size": 200}).json()
+    narrowed = api.get(f"/api/{resource}/", {"kind": kind, "page_size": 200}).json()
+    assert 0 < narrowed["count"] < everything["count"]
+    assert api.get(f"/api/{resource}/", {"kind": "castle"}).status_code == 400
+
+
+def test_schema_gives_examples(api, db):
+    schema = json.loads(api.get("/api/schema/", {"format": "json"}).content)
+    detail = schema["paths"]["/api/publications/{slug}/"]["get"]["responses"]["200"]
+    assert detail["content"]["application/json"]["examples"]
+    listing = schema["paths"]["/api/people/"]["get"]["responses"]
+    assert listing["400"]["content"]["application/json"]["examples"]
 
 
 @pytest.mark.parametrize(
