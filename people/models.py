@@ -40,6 +40,27 @@ class PersonQuerySet(models.QuerySet):
     def for_cards(self) -> "PersonQuerySet":
         return self.select_related("organization")
 
+    def with_profile(self) -> "PersonQuerySet":
+        """Every section of a profile, in a fixed number of queries."""
+        return self.select_related("organization").prefetch_related(
+            "topics",
+            "links",
+            "research_areas",
+            "education__organization",
+            models.Prefetch(
+                "experience",
+                queryset=Experience.objects.select_related(
+                    "organization", "publication"
+                ).prefetch_related("links"),
+            ),
+            "awards",
+            "service",
+            "teaching__organization",
+            "open_source__links",
+            "skills",
+            "interests",
+        )
+
     def with_role_order(self) -> "PersonQuerySet":
         """Alias `role_order`: the position of the member's role in Role."""
         return self.alias(

@@ -1,5 +1,4 @@
 from django.conf import settings
-from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
@@ -8,7 +7,7 @@ from directory.faceted import FacetedSearchView
 from events.feeds import calendar_response
 from events.models import Event
 from people.filters import PersonFilter
-from people.models import Experience, Person
+from people.models import Person
 from people.vcard import person_vcard as build_vcard
 from publications.models import Publication
 
@@ -30,24 +29,7 @@ PROFILE_PUBLICATIONS = 50
 
 
 class PersonDetailView(DetailView):
-    queryset = Person.objects.select_related("organization").prefetch_related(
-        "topics",
-        "links",
-        "research_areas",
-        "education__organization",
-        Prefetch(
-            "experience",
-            queryset=Experience.objects.select_related(
-                "organization", "publication"
-            ).prefetch_related("links"),
-        ),
-        "awards",
-        "service",
-        "teaching__organization",
-        "open_source__links",
-        "skills",
-        "interests",
-    )
+    queryset = Person.objects.with_profile()
 
     def get_context_data(self, **kwargs) -> dict:
         context = super().get_context_data(**kwargs)

@@ -1,4 +1,3 @@
-from django.db.models import Prefetch
 from drf_spectacular.utils import OpenApiExample, extend_schema_view
 
 from directory.api.base import FacetedViewSet, detail_schema, list_schema, write_schemas
@@ -8,7 +7,7 @@ from people.api.serializers import (
     PersonWriteSerializer,
 )
 from people.filters import PersonFilter
-from people.models import Experience, Person
+from people.models import Person
 
 
 @extend_schema_view(
@@ -48,21 +47,5 @@ class PersonViewSet(FacetedViewSet):
     def get_queryset(self):
         queryset = super().get_queryset()
         if self.action == "retrieve":
-            queryset = queryset.prefetch_related(
-                "links",
-                "research_areas",
-                "education__organization",
-                Prefetch(
-                    "experience",
-                    queryset=Experience.objects.select_related(
-                        "organization", "publication"
-                    ).prefetch_related("links"),
-                ),
-                "awards",
-                "service",
-                "teaching__organization",
-                "open_source__links",
-                "skills",
-                "interests",
-            )
+            queryset = queryset.with_profile()
         return queryset
