@@ -1,3 +1,5 @@
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
@@ -5,10 +7,12 @@ from django.views.static import serve
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
-    SpectacularSwaggerView,
+    SpectacularSwaggerSplitView,
 )
 
 from directory import views
+
+_docs_csp = csp_update({"style-src": [UNSAFE_INLINE]})
 
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
@@ -21,14 +25,16 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("directory.api_router", namespace="api")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # Swagger UI's start-up script is served as a file; both document viewers style
+    # their widgets inline, so their pages alone allow inline styles.
     path(
         "api/docs/",
-        SpectacularSwaggerView.as_view(url_name="api-schema"),
+        _docs_csp(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
         name="api-docs",
     ),
     path(
         "api/redoc/",
-        SpectacularRedocView.as_view(url_name="api-schema"),
+        _docs_csp(SpectacularRedocView.as_view(url_name="api-schema")),
         name="api-redoc",
     ),
 ]
