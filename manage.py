@@ -8,6 +8,10 @@ import sys
 def main():
     """Run administrative tasks."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "directory.settings")
+    if "SECRET_KEY" not in os.environ:
+        # A checkout without configuration is a developer's: production always sets
+        # SECRET_KEY, and then DEBUG stays off unless asked for.
+        os.environ.setdefault("DEBUG", "1")
     try:
         from django.core.management import execute_from_command_line
     except ImportError as exc:
