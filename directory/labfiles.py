@@ -703,6 +703,19 @@ def _present(**values: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v not in ("", None, [])}
 
 
+def _row(row, *names: str, **extra: Any) -> dict[str, Any]:
+    """A related row as its file record: the named attributes, then any extras."""
+    return _compact(_present(**{n: getattr(row, n) for n in names}, **extra))
+
+
+def _links(manager, *names: str) -> list:
+    """A record's links, each on one line."""
+    return [
+        _Flow(_present(**{n: getattr(link, n) for n in names}))
+        for link in manager.all()
+    ]
+
+
 def _compact(values: dict[str, Any]) -> dict[str, Any]:
     """The record on one line when it is short and holds no multi-line text."""
     simple = all(
@@ -891,10 +904,7 @@ class _Exporter:
             photo_alt=p.photo_alt,
             status=p.status,
             topics=self._topic_slugs(p.topics.all()),
-            links=[
-                _Flow(_present(kind=link.kind, label=link.label, url=link.url))
-                for link in p.links.all()
-            ],
+            links=_links(p.links, "kind", "label", "url"),
             research_areas=[
                 _compact(
                     _present(
@@ -932,35 +942,17 @@ class _Exporter:
                     supervisor_relation=row.supervisor_relation,
                     notes=_lines_out(row.notes),
                     publication=_slug(row.publication),
-                    links=[
-                        _Flow(_present(label=link.label, url=link.url))
-                        for link in row.links.all()
-                    ],
+                    links=_links(row.links, "label", "url"),
                 )
                 for row in (p.experience.all())
             ],
             awards=[
-                _compact(
-                    _present(
-                        year=row.year,
-                        title=row.title,
-                        granting_body=row.granting_body,
-                        detail=row.detail,
-                    )
-                )
-                for row in (p.awards.all())
+                _row(row, "year", "title", "granting_body", "detail")
+                for row in p.awards.all()
             ],
             service=[
-                _compact(
-                    _present(
-                        kind=row.kind,
-                        role=row.role,
-                        venue=row.venue,
-                        year=row.year,
-                        detail=row.detail,
-                    )
-                )
-                for row in (p.service.all())
+                _row(row, "kind", "role", "venue", "year", "detail")
+                for row in p.service.all()
             ],
             teaching=[
                 _compact(
@@ -975,31 +967,17 @@ class _Exporter:
                 for row in (p.teaching.all())
             ],
             open_source=[
-                _compact(
-                    _present(
-                        project=row.project,
-                        organization=row.organization,
-                        role=row.role,
-                        start_year=row.start_year,
-                        end_year=row.end_year,
-                        description=row.description,
-                        publication=_slug(row.publication),
-                        links=[
-                            _Flow(_present(label=link.label, url=link.url))
-                            for link in row.links.all()
-                        ],
-                    )
+                _row(
+                    row,
+                    *("project", "organization", "role", "start_year", "end_year"),
+                    "description",
+                    publication=_slug(row.publication),
+                    links=_links(row.links, "label", "url"),
                 )
-                for row in (p.open_source.all())
+                for row in p.open_source.all()
             ],
-            skills=[
-                _compact(_present(category=row.category, items=row.items))
-                for row in (p.skills.all())
-            ],
-            interests=[
-                _compact(_present(title=row.title, description=row.description))
-                for row in (p.interests.all())
-            ],
+            skills=[_row(row, "category", "items") for row in p.skills.all()],
+            interests=[_row(row, "title", "description") for row in p.interests.all()],
         )
 
     @staticmethod
@@ -1035,10 +1013,7 @@ class _Exporter:
             number=p.number,
             bibtex=p.bibtex,
             topics=self._topic_slugs(p.topics.all()),
-            links=[
-                _Flow(_present(kind=link.kind, label=link.label, url=link.url))
-                for link in p.links.all()
-            ],
+            links=_links(p.links, "kind", "label", "url"),
             authors=[
                 _Flow(
                     _present(
@@ -1065,10 +1040,7 @@ class _Exporter:
             people=_FlowList(sorted(person.slug for person in e.people.all())),
             publication=_slug(e.publication),
             topics=self._topic_slugs(e.topics.all()),
-            links=[
-                _Flow(_present(kind=link.kind, label=link.label, url=link.url))
-                for link in e.links.all()
-            ],
+            links=_links(e.links, "kind", "label", "url"),
         )
 
 
