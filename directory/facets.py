@@ -8,6 +8,7 @@ faceting); within a facet, selected values are ORed.
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 import django_filters
 from django import forms
@@ -113,18 +114,25 @@ def topic_facet(relation: str = "topics") -> Facet:
     )
 
 
-def toggle_url(params: QueryDict, name: str, value: str) -> str:
-    """The query string with one facet value switched on or off (back to page 1)."""
-    params = params.copy()
-    values = params.getlist(name)
-    if value in values:
-        values.remove(value)
-    else:
-        values.append(value)
-    params.setlist(name, values)
-    params.pop("page", None)
-    encoded = params.urlencode()
-    return f"?{encoded}" if encoded else "?"
+class FacetLinks:
+    """Query strings that switch one value of one facet on or off (back to page 1).
+
+    The other parameters are encoded once per facet, not once per value.
+    """
+
+    def __init__(self, params: QueryDict, name: str) -> None:
+        self.name = name
+        self.values = params.getlist(name)
+        self.others = [
+            (k, v) for k in params if k not in (name, "page") for v in params.getlist(k)
+        ]
+
+    def toggle(self, value: str) -> str:
+        values = [v for v in self.values if v != value]
+        if len(values) == len(self.values):
+            values.append(value)
+        encoded = urlencode(self.others + [(self.name, v) for v in values])
+        return f"?{encoded}" if encoded else "?"
 
 
 class YearsField(forms.MultipleChoiceField):
@@ -277,40 +285,54 @@ class FacetedFilterSet(django_filters.FilterSet):
             if self.is_bound:
                 base = self.filter_queryset(base, without=name)
             parts.append(self.facets[name].grouped(base, name))
-        rows: dict[str, list[dict]] = {name: [] for name in wanted}
-        if parts:
-            key = [type(self).__name__, wanted, self._cache_params()]
-            union = parts[0].union(*parts[1:], all=True)
-            for row in remember(key, lambda: list(union)):
-                rows[row["facet"]].append(row)
         params = (
             self.data if isinstance(self.data, QueryDict) else QueryDict(mutable=True)
+        )
+        selections = {
+            name: {str(v) for v in params.getlist(name)}
+            if params and name not in self.form.errors
+            else set()
+            for name in wanted
+        }
+
+        def compute() -> dict[str, list[tuple[str, str, int]]]:
+            rows: dict[str, list[dict]] = {name: [] for name in wanted}
+            for row in parts[0].union(*parts[1:], all=True):
+                rows[row["facet"]].append(row)
+            # The most frequent values, and every selected one, whatever its rank:
+            # only these are kept (and cached), however many values a facet has.
+            kept = {}
+            for name in wanted:
+                options = self.facets[name].options(rows[name])
+                kept[name] = options[:limit] + [
+                    o for o in options[limit:] if o[0] in selections[name]
+                ]
+            return kept
+
+        kept = (
+            remember(
+                [type(self).__name__, wanted, limit, self._cache_params()], compute
+            )
+            if parts
+            else {}
         )
         results = []
         for name in wanted:
             facet = self.facets[name]
-            selected = set()
-            if params and name not in self.form.errors:
-                selected = {str(v) for v in params.getlist(name)}
+            selected = selections[name]
             result = FacetResult(name=name, label=facet.label)
-            options = facet.options(rows[name])
-            # The most frequent values, and every selected one, whatever its rank.
-            kept = options[:limit] + [o for o in options[limit:] if o[0] in selected]
-            for value, label, count in kept:
+            links = FacetLinks(params, name)
+            for value, label, count in kept[name]:
                 result.options.append(
                     FacetOption(
-                        value,
-                        label,
-                        count,
-                        value in selected,
-                        toggle_url(params, name, value),
+                        value, label, count, value in selected, links.toggle(value)
                     )
                 )
             shown = {o.value for o in result.options}
             for value in sorted(selected - shown):
                 # A selection that now matches nothing still shows, to be removed.
                 result.options.append(
-                    FacetOption(value, value, 0, True, toggle_url(params, name, value))
+                    FacetOption(value, value, 0, True, links.toggle(value))
                 )
             result.options.sort(key=lambda o: not o.selected)
             results.append(result)
