@@ -1,9 +1,12 @@
 """The view behind every faceted list page: filters, facets, chips, snippets, paging."""
 
+from urllib.parse import urlencode
+
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django_filters.views import FilterView
 
+from directory.cache import data_version
 from directory.search import get_engine, parse
 
 
@@ -64,6 +67,7 @@ class FacetedSearchView(FilterView):
             query=self.query,
             corrected_from=self.corrected_from,
             facets=facets,
+            facets_key=self._facets_key(params),
             facet_limit=self.facet_limit,
             chips=self._chips(facets, params),
             hidden_filters=self._hidden(params),
@@ -72,6 +76,12 @@ class FacetedSearchView(FilterView):
             current_sort=self.filterset.form.cleaned_data.get("sort") or "",
         )
         return context
+
+    def _facets_key(self, params: QueryDict) -> str:
+        """What the rendered facet list depends on: the data and every parameter
+        but the page (its links keep the query, the filters and the sort)."""
+        kept = sorted((k, v) for k in params if k != "page" for v in params.getlist(k))
+        return f"{type(self).__name__}:{data_version()}:{urlencode(kept)}"
 
     def _chips(self, facets, params: QueryDict) -> list[dict]:
         chips = []
