@@ -7,6 +7,7 @@ faceting); within a facet, selected values are ORed.
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,6 +20,8 @@ from drf_spectacular.utils import extend_schema_field
 
 from directory.cache import remember
 from directory.models import MAX_YEAR, MIN_YEAR, Topic
+from directory.search.filters import rank_by
+from directory.search.ranking import RankedResults
 
 # At most this many values per facet (most frequent first), plus any selected one.
 FACET_LIMIT = 100
@@ -30,7 +33,12 @@ class FacetOption:
     label: str
     count: int
     selected: bool = False
-    url: str = ""
+    links: "FacetLinks | None" = None
+
+    @cached_property
+    def url(self) -> str:
+        """The link that switches this value (built only when a page shows it)."""
+        return self.links.toggle(self.value) if self.links else ""
 
 
 @dataclass
@@ -253,6 +261,21 @@ class FacetedFilterSet(django_filters.FilterSet):
     def order_results(self, queryset: QuerySet) -> QuerySet:
         return queryset
 
+    def ranked(self, queryset: QuerySet, *then: str) -> QuerySet | RankedResults:
+        """`queryset` in relevance order to the text query, then in `then` order."""
+        return rank_by(
+            queryset,
+            self.form.cleaned_data["q"],
+            *then,
+            text_only=self.text_only(),
+            rows=self.queryset,
+        )
+
+    def text_only(self) -> bool:
+        """Whether the text query is the only filter narrowing the results."""
+        used = [k for k, v in self._cache_params() if v not in ("", [], [""])]
+        return used == ["q"]
+
     def _cache_params(self) -> list:
         """The narrowing parameters only: paging and ordering do not change counts."""
         if not self.is_bound:
@@ -324,16 +347,12 @@ class FacetedFilterSet(django_filters.FilterSet):
             links = FacetLinks(params, name)
             for value, label, count in kept[name]:
                 result.options.append(
-                    FacetOption(
-                        value, label, count, value in selected, links.toggle(value)
-                    )
+                    FacetOption(value, label, count, value in selected, links)
                 )
             shown = {o.value for o in result.options}
             for value in sorted(selected - shown):
                 # A selection that now matches nothing still shows, to be removed.
-                result.options.append(
-                    FacetOption(value, value, 0, True, links.toggle(value))
-                )
+                result.options.append(FacetOption(value, value, 0, True, links))
             result.options.sort(key=lambda o: not o.selected)
             results.append(result)
         return results

@@ -11,7 +11,7 @@ from directory.facets import (
     YearsFilter,
     topic_facet,
 )
-from directory.search.filters import SearchFilter, rank_by
+from directory.search.filters import SearchFilter
 from events.models import Event
 from people.models import Person
 
@@ -32,7 +32,9 @@ def _with_when(queryset: QuerySet) -> QuerySet:
 
 class EventFilter(FacetedFilterSet):
     q = SearchFilter()
-    kind = django_filters.MultipleChoiceFilter(choices=Event.Kind.choices)
+    kind = django_filters.MultipleChoiceFilter(
+        choices=Event.Kind.choices, distinct=False
+    )
     year = YearsFilter(field_name="date__year")
     person = RelatedFilter(Person, "people", label="Member")
     topic = TopicFilter()
@@ -69,5 +71,5 @@ class EventFilter(FacetedFilterSet):
         if order == "oldest":
             return queryset.order_by("date", "pk")
         if order == "relevance" and data.get("q"):
-            return rank_by(queryset, data["q"], "-date", "-pk")
+            return self.ranked(queryset, "-date", "-pk")
         return queryset.order_by("-date", "-pk")

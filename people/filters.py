@@ -10,7 +10,7 @@ from directory.facets import (
     topic_facet,
 )
 from directory.models import Organization
-from directory.search.filters import SearchFilter, rank_by
+from directory.search.filters import SearchFilter
 from people.models import Person, Role
 from publications.models import Venue
 
@@ -20,9 +20,11 @@ SORTS = [("relevance", "Relevance"), ("name", "Name"), ("role", "Role")]
 class PersonFilter(FacetedFilterSet):
     q = SearchFilter()
     topic = TopicFilter()
-    role = django_filters.MultipleChoiceFilter(choices=Role.choices)
+    role = django_filters.MultipleChoiceFilter(choices=Role.choices, distinct=False)
     organization = RelatedFilter(Organization, "organization", label="Organisation")
-    status = django_filters.MultipleChoiceFilter(choices=Person.Status.choices)
+    status = django_filters.MultipleChoiceFilter(
+        choices=Person.Status.choices, distinct=False
+    )
     venue = RelatedFilter(
         Venue, "authorships__publication__venue", label="Publishes at"
     )
@@ -54,5 +56,5 @@ class PersonFilter(FacetedFilterSet):
         if order == "name":
             return queryset.order_by("family_name", "given_name", "pk")
         if order == "relevance" and data.get("q"):
-            return rank_by(queryset, data["q"], "role_order", "family_name", "pk")
+            return self.ranked(queryset, "role_order", "family_name", "pk")
         return queryset.by_role()

@@ -11,7 +11,7 @@ from directory.facets import (
     topic_facet,
 )
 from directory.models import MAX_YEAR, MIN_YEAR
-from directory.search.filters import SearchFilter, rank_by
+from directory.search.filters import SearchFilter
 from people.models import Person
 from publications.models import Publication, Venue
 
@@ -34,8 +34,12 @@ class PublicationFilter(FacetedFilterSet):
         field_name="year", lookup_expr="lte", min_value=MIN_YEAR, max_value=MAX_YEAR
     )
     venue = RelatedFilter(Venue, "venue", label="Venue")
-    status = django_filters.MultipleChoiceFilter(choices=Publication.Status.choices)
-    kind = django_filters.MultipleChoiceFilter(choices=Publication.Kind.choices)
+    status = django_filters.MultipleChoiceFilter(
+        choices=Publication.Status.choices, distinct=False
+    )
+    kind = django_filters.MultipleChoiceFilter(
+        choices=Publication.Kind.choices, distinct=False
+    )
     author = RelatedFilter(Person, "authorships__person", label="Member")
     selected = django_filters.BooleanFilter(field_name="selected")
     sort = SortFilter(SORTS)
@@ -68,5 +72,5 @@ class PublicationFilter(FacetedFilterSet):
         if order == "title":
             return queryset.order_by("title", "pk")
         if order == "relevance" and data.get("q"):
-            return rank_by(queryset, data["q"], "-year", "title", "pk")
+            return self.ranked(queryset, "-year", "title", "pk")
         return queryset.order_by("-year", "-month", "title", "pk")

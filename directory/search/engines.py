@@ -56,6 +56,10 @@ class Engine:
         """The ids of the best `limit` matches, best first."""
         raise NotImplementedError
 
+    def count(self, model, query: Query) -> int:
+        """How many records of `model` match, counted in the search index alone."""
+        raise NotImplementedError
+
     def suggest(self, query: Query) -> Query | None:
         """A query with each unknown word replaced by the closest known one."""
         known = set(
@@ -109,6 +113,15 @@ class SQLiteEngine(Engine):
                 [self.match_expression(query), limit],
             )
             return [row[0] for row in cursor.fetchall()]
+
+    def count(self, model, query: Query) -> int:
+        table = fts_table(resource_for(model).document._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'SELECT count(*) FROM "{table}" WHERE "{table}" MATCH %s',
+                [self.match_expression(query)],
+            )
+            return cursor.fetchone()[0]
 
     def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         if not ids:
@@ -169,6 +182,10 @@ class PostgresEngine(Engine):
             .values_list("pk", flat=True)
         )
         return list(rows[:limit])
+
+    def count(self, model, query: Query) -> int:
+        document = resource_for(model).document
+        return document.objects.filter(vector=self.search_query(query)).count()
 
     def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         if not ids:

@@ -17,14 +17,25 @@ class RankedResults:
     ordered = True
 
     def __init__(
-        self, queryset: QuerySet, ranked_ids: list[int], fallback: tuple[str, ...]
+        self,
+        queryset: QuerySet,
+        ranked_ids: list[int],
+        fallback: tuple[str, ...],
+        *,
+        exact: bool = False,
+        count: int | None = None,
+        rows: QuerySet | None = None,
     ):
+        """`exact`: every ranked id is known to pass the filters (and `count` is
+        the number of results), so neither needs a query of its own. `rows` loads
+        ranked records by id (default: `queryset`, filters and all)."""
         self.queryset = queryset
+        self.rows = queryset if rows is None else rows
         self.model = queryset.model
         self.ranked_ids = ranked_ids
         self.fallback = fallback
-        self._count: int | None = None
-        self._present: list[int] | None = None
+        self._count = count
+        self._present: list[int] | None = list(ranked_ids) if exact else None
 
     def count(self) -> int:
         if self._count is None:
@@ -50,7 +61,7 @@ class RankedResults:
         start, stop = index.start or 0, index.stop
         ranked = self._ranked_present()
         ids = ranked[start:stop]
-        rows = self.queryset.filter(pk__in=ids).in_bulk() if ids else {}
+        rows = self.rows.filter(pk__in=ids).in_bulk() if ids else {}
         result = [rows[pk] for pk in ids if pk in rows]
         if stop is None or stop > len(ranked):
             rest = self.queryset.exclude(pk__in=ranked).order_by(*self.fallback)
