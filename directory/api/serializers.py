@@ -3,6 +3,7 @@ import copy
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from directory.api.links import SlugIdentityField, slug_url
 from directory.models import Organization, Topic
 
 
@@ -27,9 +28,7 @@ class ModelCleanMixin:
 
 
 class TopicBriefSerializer(serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:topic-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:topic-detail", lookup_field="slug")
 
     class Meta:
         model = Topic
@@ -37,9 +36,7 @@ class TopicBriefSerializer(serializers.HyperlinkedModelSerializer):
 
 
 class OrganizationBriefSerializer(serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:organization-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:organization-detail", lookup_field="slug")
 
     class Meta:
         model = Organization
@@ -47,9 +44,7 @@ class OrganizationBriefSerializer(serializers.HyperlinkedModelSerializer):
 
 
 class TopicSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:topic-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:topic-detail", lookup_field="slug")
     parent = serializers.SlugRelatedField(
         slug_field="slug", queryset=Topic.objects.all(), allow_null=True, required=False
     )
@@ -63,7 +58,7 @@ class TopicSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
         fields = ["url", "slug", "name", "parent", "aliases", "description", "html_url"]
 
     def get_html_url(self, topic: Topic) -> str:
-        return self.context["request"].build_absolute_uri(topic.get_absolute_url())
+        return slug_url(self.context["request"], "topic-detail", topic.slug)
 
     def validate(self, attrs: dict) -> dict:
         if "alias_list" in attrs:
@@ -74,9 +69,7 @@ class TopicSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
 
 
 class OrganizationSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:organization-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:organization-detail", lookup_field="slug")
     website = serializers.URLField(source="url", required=False, allow_blank=True)
 
     class Meta:

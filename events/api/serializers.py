@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
 from directory.api.serializers import ModelCleanMixin, TopicBriefSerializer
 from directory.models import Topic
 from events.models import Event, EventLink
@@ -15,11 +16,9 @@ class EventLinkSerializer(serializers.ModelSerializer):
 
 
 class EventSerializer(serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:event-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:event-detail", lookup_field="slug")
     people = PersonBriefSerializer(many=True)
-    publication = serializers.HyperlinkedRelatedField(
+    publication = SlugRelatedLinkField(
         view_name="api:publication-detail",
         lookup_field="slug",
         read_only=True,
@@ -52,7 +51,7 @@ class EventSerializer(serializers.HyperlinkedModelSerializer):
         ]
 
     def get_html_url(self, event: Event) -> str:
-        return self.context["request"].build_absolute_uri(event.get_absolute_url())
+        return slug_url(self.context["request"], "event-detail", event.slug)
 
 
 class EventWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
 from directory.api.serializers import (
     ModelCleanMixin,
     OrganizationBriefSerializer,
@@ -41,9 +42,7 @@ class PeriodMixin(serializers.Serializer):
 
 
 class PersonBriefSerializer(serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:person-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:person-detail", lookup_field="slug")
 
     class Meta:
         model = Person
@@ -92,7 +91,7 @@ class ExperienceSerializer(PeriodMixin, serializers.ModelSerializer):
     organization = OrganizationBriefSerializer(allow_null=True)
     notes = serializers.ListField(source="note_list", child=serializers.CharField())
     links = serializers.SerializerMethodField()
-    publication = serializers.HyperlinkedRelatedField(
+    publication = SlugRelatedLinkField(
         view_name="api:publication-detail",
         lookup_field="slug",
         read_only=True,
@@ -176,9 +175,7 @@ class InterestSerializer(serializers.ModelSerializer):
 class PersonSerializer(serializers.HyperlinkedModelSerializer):
     """A member as listed: names in every script, role, organisation, topics."""
 
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:person-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:person-detail", lookup_field="slug")
     organization = OrganizationBriefSerializer(allow_null=True)
     topics = TopicBriefSerializer(many=True)
     role_label = serializers.CharField(source="get_role_display", read_only=True)
@@ -210,7 +207,7 @@ class PersonSerializer(serializers.HyperlinkedModelSerializer):
         ]
 
     def get_html_url(self, person: Person) -> str:
-        return self.context["request"].build_absolute_uri(person.get_absolute_url())
+        return slug_url(self.context["request"], "person-detail", person.slug)
 
     def get_photo(self, person: Person) -> str | None:
         if not person.photo_thumbnail:

@@ -1,7 +1,7 @@
 from django.db import transaction
-from django.urls import reverse
 from rest_framework import serializers
 
+from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
 from directory.api.serializers import ModelCleanMixin, TopicBriefSerializer
 from directory.models import Topic
 from people.models import Person
@@ -9,9 +9,7 @@ from publications.models import Authorship, Publication, PublicationLink, Venue
 
 
 class VenueBriefSerializer(serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:venue-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:venue-detail", lookup_field="slug")
 
     class Meta:
         model = Venue
@@ -19,9 +17,7 @@ class VenueBriefSerializer(serializers.HyperlinkedModelSerializer):
 
 
 class VenueSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:venue-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:venue-detail", lookup_field="slug")
     website = serializers.URLField(source="url", required=False, allow_blank=True)
 
     class Meta:
@@ -32,7 +28,7 @@ class VenueSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
 class AuthorSerializer(serializers.ModelSerializer):
     """One author in print order; `person` is the member's API URL, or null."""
 
-    person = serializers.HyperlinkedRelatedField(
+    person = SlugRelatedLinkField(
         view_name="api:person-detail",
         lookup_field="slug",
         read_only=True,
@@ -51,9 +47,7 @@ class LinkSerializer(serializers.ModelSerializer):
 
 
 class PublicationSerializer(serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(
-        view_name="api:publication-detail", lookup_field="slug"
-    )
+    url = SlugIdentityField(view_name="api:publication-detail", lookup_field="slug")
     venue = VenueBriefSerializer(allow_null=True)
     authors = AuthorSerializer(source="authorships", many=True)
     topics = TopicBriefSerializer(many=True)
@@ -92,13 +86,13 @@ class PublicationSerializer(serializers.HyperlinkedModelSerializer):
         ]
 
     def get_html_url(self, publication: Publication) -> str:
-        return self.context["request"].build_absolute_uri(
-            publication.get_absolute_url()
-        )
+        return slug_url(self.context["request"], "publication-detail", publication.slug)
 
     def get_bibtex_url(self, publication: Publication) -> str:
-        path = reverse("api:publication-detail", kwargs={"slug": publication.slug})
-        return self.context["request"].build_absolute_uri(f"{path}?format=bibtex")
+        url = slug_url(
+            self.context["request"], "api:publication-detail", publication.slug
+        )
+        return f"{url}?format=bibtex"
 
 
 class AuthorInputSerializer(serializers.Serializer):
