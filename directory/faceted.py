@@ -54,7 +54,7 @@ class FacetedSearchView(FilterView):
         context = super().get_context_data(**kwargs)
         page = list(context["object_list"])
         if self.query:
-            snippets = get_engine().snippets(
+            snippets = get_engine().cached_snippets(
                 self.filterset.queryset.model, [obj.pk for obj in page], self.query
             )
             for obj in page:

@@ -4,6 +4,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.defaults import page_not_found
+from django.views.defaults import server_error as site_server_error
 from django.views.generic import TemplateView
 
 from directory.models import Topic
@@ -80,7 +81,9 @@ def search(request: HttpRequest) -> HttpResponse:
         for label, url_name, filterset_class, queryset in sources:
             results = filterset_class({"q": query.text}, queryset=queryset).qs
             top = list(results[:SEARCH_GROUP_SIZE])
-            snippets = engine.snippets(queryset.model, [obj.pk for obj in top], query)
+            snippets = engine.cached_snippets(
+                queryset.model, [obj.pk for obj in top], query
+            )
             for obj in top:
                 obj.snippet = snippets.get(obj.pk, "")
             groups.append(
@@ -103,6 +106,17 @@ SEARCH_GROUP_SIZE = 5
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """JSON for the API's clients, the site's page for everyone else."""
     if request.path.startswith("/api/"):
-        body = {"error": {"status": 404, "code": "not_found", "message": "Not found."}}
-        return JsonResponse(body, status=404)
+        return _api_error(404, "not_found", "Not found.")
     return page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """JSON for the API's clients, the site's plain 500 page for everyone else."""
+    if request.path.startswith("/api/"):
+        return _api_error(500, "server_error", "A server error occurred.")
+    return site_server_error(request)
+
+
+def _api_error(status: int, code: str, message: str) -> JsonResponse:
+    body = {"error": {"status": status, "code": code, "message": message}}
+    return JsonResponse(body, status=status)

@@ -20,6 +20,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Concat
 from django.utils.html import escape
 
+from directory.cache import remember
 from directory.models import SearchTerm
 from directory.search.operations import PG_CONFIG, fts_table
 from directory.search.query import Query, parse
@@ -45,6 +46,27 @@ def highlight(text: str) -> str:
 
 class Engine:
     vendor = ""
+
+    # What a query finds depends only on the documents, and every write to the
+    # directory starts a new data version: rankings, counts and snippets are
+    # remembered per version, so paging, refining and repeated searches reuse them.
+    def cached_ranked_ids(self, model, query: Query, limit: int) -> list[int]:
+        return remember(
+            ["ranked", model._meta.label, query.text, limit],
+            lambda: self.ranked_ids(model, query, limit),
+        )
+
+    def cached_count(self, model, query: Query) -> int:
+        return remember(
+            ["count", model._meta.label, query.text],
+            lambda: self.count(model, query),
+        )
+
+    def cached_snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
+        return remember(
+            ["snippets", model._meta.label, query.text, ids],
+            lambda: self.snippets(model, ids, query),
+        )
 
     def filter(self, queryset: QuerySet, query: Query) -> QuerySet:
         raise NotImplementedError

@@ -3,7 +3,6 @@
 import django_filters
 from django.db.models import QuerySet
 
-from directory.cache import remember
 from directory.search.engines import get_engine
 from directory.search.query import MAX_QUERY_CHARS, parse
 from directory.search.ranking import RANKED_CANDIDATES, RankedResults
@@ -32,27 +31,24 @@ def rank_by(
 ) -> QuerySet | RankedResults:
     """Order by relevance to the query; past the ranked candidates, by `then`.
 
-    The ranking of a query does not depend on the other filters, so it is cached
-    per data version: paging and refining a search reuse it. With `text_only` (no
-    other filter narrows `queryset`) every match is a result, so the index alone
-    gives the count and the order. `rows` (unfiltered, with its related records)
-    loads the records of a page by id, without repeating the filters.
+    The ranking of a query does not depend on the other filters (the engine
+    caches it per data version). With `text_only` (no other filter narrows
+    `queryset`) every match is a result, so the index alone gives the count and
+    the order. `rows` (unfiltered, with its related records) loads the records of
+    a page by id, without repeating the filters.
     """
     query = parse(raw)
     if not query:
         return queryset.order_by(*then)
     model, engine = queryset.model, get_engine()
-    ranked = remember(
-        ["ranked", model._meta.label, query.text, RANKED_CANDIDATES],
-        lambda: engine.ranked_ids(model, query, RANKED_CANDIDATES),
-    )
+    ranked = engine.cached_ranked_ids(model, query, RANKED_CANDIDATES)
     if text_only:
         return RankedResults(
             queryset,
             ranked,
             then,
             exact=True,
-            count=engine.count(model, query),
+            count=engine.cached_count(model, query),
             rows=rows,
         )
     return RankedResults(queryset, ranked, then, rows=rows)

@@ -1,6 +1,7 @@
 import time
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 
 from directory.generate import SCALES, generate
 from directory.search.indexing import rebuild
@@ -48,4 +49,15 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Indexed {sum(indexed.values())} documents in "
                 f"{time.perf_counter() - written:.1f} s."
+            )
+        if connection.vendor == "postgresql":
+            # Freshly loaded tables have no statistics until autovacuum comes round,
+            # and the planner then joins 25 rows by scanning 100,000 (API list page
+            # 133 ms instead of 14); VACUUM also sets the visibility map that lets
+            # counts read the index alone.
+            vacuumed = time.perf_counter()
+            with connection.cursor() as cursor:
+                cursor.execute("VACUUM ANALYZE")
+            self.stdout.write(
+                f"Vacuumed and analysed in {time.perf_counter() - vacuumed:.1f} s."
             )
