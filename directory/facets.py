@@ -295,6 +295,18 @@ class FacetedFilterSet(django_filters.FilterSet):
             if k not in skip
         )
 
+    def facet_query(self, names: list[str]) -> QuerySet:
+        """One grouped count per facet, each with every filter but its own."""
+        if self.is_bound:
+            self.errors  # noqa: B018 - validate, so cleaned_data holds the valid values
+        parts = []
+        for name in names:
+            base = self.queryset.all()
+            if self.is_bound:
+                base = self.filter_queryset(base, without=name)
+            parts.append(self.facets[name].grouped(base, name))
+        return parts[0].union(*parts[1:], all=True)
+
     def facet_results(
         self, names: list[str] | None = None, limit: int = FACET_LIMIT
     ) -> list[FacetResult]:
@@ -302,12 +314,6 @@ class FacetedFilterSet(django_filters.FilterSet):
         if self.is_bound:
             self.errors  # noqa: B018
         wanted = [n for n in self.facets if names is None or n in names]
-        parts = []
-        for name in wanted:
-            base = self.queryset.all()
-            if self.is_bound:
-                base = self.filter_queryset(base, without=name)
-            parts.append(self.facets[name].grouped(base, name))
         params = (
             self.data if isinstance(self.data, QueryDict) else QueryDict(mutable=True)
         )
@@ -320,7 +326,7 @@ class FacetedFilterSet(django_filters.FilterSet):
 
         def compute() -> dict[str, list[tuple[str, str, int]]]:
             rows: dict[str, list[dict]] = {name: [] for name in wanted}
-            for row in parts[0].union(*parts[1:], all=True):
+            for row in self.facet_query(wanted):
                 rows[row["facet"]].append(row)
             # The most frequent values, and every selected one, whatever its rank:
             # only these are kept (and cached), however many values a facet has.
@@ -336,7 +342,7 @@ class FacetedFilterSet(django_filters.FilterSet):
             remember(
                 [type(self).__name__, wanted, limit, self._cache_params()], compute
             )
-            if parts
+            if wanted
             else {}
         )
         results = []
