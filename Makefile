@@ -65,6 +65,8 @@ restore: migrate
 # Benchmarks (never part of `make test`): SQLite, plus PostgreSQL when DATABASE_URL
 # points at one. Results go to bench/results/.
 bench: setup
+	@command -v wrk >/dev/null 2>&1 || apt-get install -y -qq wrk >/dev/null 2>&1 || \
+		{ echo "make bench needs wrk (apt-get install wrk)"; exit 1; }
 	DEBUG=0 SECRET_KEY=bench-only-key-0123456789abcdefghijklmnopqrstuvwxyz \
 		$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python bench/run.py

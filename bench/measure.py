@@ -19,19 +19,24 @@ os.environ.setdefault(
 )
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 
-import django  # noqa: E402
-
-django.setup()
-
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.test import Client  # noqa: E402
 
+# The application as a WSGI server loads it (settings, views, collector set-up).
+import directory.wsgi  # noqa: E402, F401
+from directory.search import get_engine, parse  # noqa: E402
 from people.models import Person  # noqa: E402
 from publications.models import Publication  # noqa: E402
 
 WARMUP = 3
 RUNS = int(os.environ.get("BENCH_RUNS", "30"))
+
+
+def share(term: str) -> str:
+    """The share of publications that a search term matches, as a percentage."""
+    matches = get_engine().count(Publication, parse(term))
+    return f"{100 * matches / Publication.objects.count():.0f}%"
 
 
 def endpoints() -> list[tuple[str, str]]:
@@ -48,16 +53,38 @@ def endpoints() -> list[tuple[str, str]]:
         ("home", "/"),
         ("people search + 2 facets", f"/people/?q=efficient&topic={topic}&role=phd_student"),
         ("publications search + year + venue", "/publications/?q=caching&year=2024&year=2023"),
-        ("search page (broad term)", "/search/?q=efficient"),
-        ("search page (narrow term)", "/search/?q=kernels"),
+        (f"search page, term in {share('efficient')} of papers", "/search/?q=efficient"),
+        (f"search page, term in {share('paper')} of papers", "/search/?q=paper"),
         (f"profile of the most prolific member ({prolific[1]} papers)", f"/people/{prolific[0]}/"),
         ("publication page", f"/publications/{paper}/"),
         ("API people ?q + facets", "/api/people/?q=sparse&facets=topic,role"),
+        ("API publications list, 2 years", "/api/publications/?year=2024&year=2023"),
         ("API publications 3 facets, 50/page", "/api/publications/?facets=year,venue,topic&page_size=50"),
         ("API publication as BibTeX", f"/api/publications/{paper}/?format=bibtex"),
         ("publications page 1", "/publications/"),
         ("publications page 200", "/publications/?page=200"),
     ]  # fmt: skip
+
+
+def http_paths(pages: list[tuple[str, str]]) -> dict:
+    """What bench/serve.py requests over HTTP: two pages for throughput, and a mix
+    of searches, profiles, papers and API lists and details for the load test."""
+    by_name = dict(pages)
+    people = Person.objects.order_by("pk").values_list("slug", flat=True)[::997]
+    papers = Publication.objects.order_by("pk").values_list("slug", flat=True)[::9973]
+    terms = ["efficient", "caching", "sparse kernels", "robust inference", "federated"]
+    mix = [f"/search/?q={t.replace(' ', '+')}" for t in terms]
+    mix += [f"/people/?q={t.replace(' ', '+')}" for t in terms[:2]]
+    mix += [f"/people/{slug}/" for slug in people]
+    mix += [f"/publications/{slug}/" for slug in papers[:5]]
+    mix += [f"/api/publications/{slug}/" for slug in papers[5:]]
+    mix += ["/api/publications/", "/api/people/?role=phd_student", "/publications/"]
+    mix += [f"/api/publications/?year={y}" for y in (2019, 2022, 2025)]
+    return {
+        "api_list": by_name["API publications list, 2 years"],
+        "faceted": by_name["people search + 2 facets"],
+        "mix": mix,
+    }
 
 
 class Recorder:
@@ -155,8 +182,17 @@ def measure(name: str, url: str, client: Client) -> dict:
 
 def main() -> None:
     client = Client(HTTP_HOST="127.0.0.1")
-    results = [measure(name, url, client) for name, url in endpoints()]
-    print(json.dumps({"vendor": connection.vendor, "results": results}))
+    pages = endpoints()
+    results = [measure(name, url, client) for name, url in pages]
+    print(
+        json.dumps(
+            {
+                "vendor": connection.vendor,
+                "results": results,
+                "http_paths": http_paths(pages),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

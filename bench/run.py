@@ -83,6 +83,83 @@ def measure(url: str) -> dict:
     return json.loads(done.stdout)
 
 
+def run_script(script: str, url: str, **extra: str) -> dict:
+    env = {**ENV, "DATABASE_URL": url, **extra}
+    done = subprocess.run(
+        [PYTHON, f"bench/{script}"], cwd=ROOT, env=env, check=True,
+        capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bibtex(vendor: str, urls: dict[str, str]) -> dict:
+    """Import a 10,000-entry file (the tenth-size lab, exported) into an empty
+    database, twice."""
+    bib = ROOT / "var" / "bench" / "10k.bib"
+    if not bib.exists():
+        manage(
+            urls["tenth"], "shell", "-c",
+            "from publications.export import to_bibtex_list; "
+            "from publications.models import Publication; "
+            f"open({str(bib)!r}, 'w').write(to_bibtex_list("
+            "Publication.objects.with_authors().order_by('pk')))",
+        )  # fmt: skip
+    if vendor == "sqlite":
+        target = ROOT / "var" / "bench" / "import.sqlite3"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        url = f"sqlite:///{target}"
+    else:
+        import psycopg
+
+        url = urls["tenth"].rsplit("/", 1)[0] + "/bench_import"
+        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as c:
+            c.execute('DROP DATABASE IF EXISTS "bench_import"')
+            c.execute('CREATE DATABASE "bench_import"')
+    manage(url, "migrate", "--noinput", "-v0")
+    return run_script("bibtex.py", url, BIB=str(bib))
+
+
+def bibtex_lines(result: dict | None) -> list[str]:
+    if not result:
+        return []
+    first, again = result["first import"], result["re-import"]
+    return [
+        "",
+        f"BibTeX, {result['entries']:,} entries: parsed in {result['parse_seconds']} s "
+        f"({result['entries_per_second']:,} entries/s); imported into an empty "
+        f"database in {first['seconds']} s ({first['created']:,} created); "
+        f"re-imported in {again['seconds']} s ({again['unchanged']:,} unchanged, "
+        f"{again['created']} created; counts {'unchanged' if again['counts'] == first['counts'] else 'CHANGED'}).",
+    ]  # fmt: skip
+
+
+def http_lines(result: dict | None) -> list[str]:
+    if not result:
+        return []
+    lines = ["", "gunicorn on loopback, driven by wrk:", ""]
+    lines.append("| run | requests/s | p50 ms | p90 ms | p99 ms | errors |")
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    runs = [
+        (f"2 workers, 4 connections: API list `{result['throughput']['paths']['api_list']}`",
+         result["throughput"]["api_list"]),
+        (f"2 workers, 4 connections: faceted page `{result['throughput']['paths']['faceted']}`",
+         result["throughput"]["faceted"]),
+        (f"{result['load']['workers']} workers, {result['load']['users']} users pausing "
+         f"{result['load']['think_ms']} ms, {len(result['load']['paths'])} mixed pages, "
+         f"{result['load']['seconds']:.0f} s", result["load"]),
+    ]  # fmt: skip
+    for name, r in runs:
+        errors = sum(r[k] for k in r if k.endswith("errors") or k == "timeouts")
+        lines.append(
+            f"| {name} | {r['rps']:.1f} | {r['p50_ms']:.1f} | {r['p90_ms']:.1f} | "
+            f"{r['p99_ms']:.1f} | {errors} |"
+        )
+    rss = ", ".join(f"{m} MB" for m in result["worker_rss_mb"])
+    lines.append(f"\nResident memory per worker after the throughput runs: {rss}.")
+    return lines
+
+
 def markdown(report: dict) -> str:
     lines = [
         f"# Benchmark {report['date']}",
@@ -99,17 +176,16 @@ def markdown(report: dict) -> str:
             "| endpoint | p50 ms | p95 ms | queries | SQL ms | stack/floor | p95 full/tenth |"
         )
         lines.append("|---|---:|---:|---:|---:|---:|---:|")
-        tenth = {
-            r["url"].split("?")[0] + r["name"][:12]: r
-            for r in sizes["tenth"]["results"]
-        }
-        for row in sizes["full"]["results"]:
-            small = tenth.get(row["url"].split("?")[0] + row["name"][:12])
+        # Both sizes measure the same endpoints in the same order.
+        for row, small in zip(
+            sizes["full"]["results"], sizes["tenth"]["results"], strict=True
+        ):
             ratio = f"{row['p95_ms'] / small['p95_ms']:.2f}" if small else "—"
             lines.append(
                 f"| {row['name']} | {row['p50_ms']} | {row['p95_ms']} | {row['queries']} | "
                 f"{row['sql_ms']} | {row['stack_over_floor']} | {ratio} |"
             )
+        lines += bibtex_lines(sizes.get("bibtex")) + http_lines(sizes.get("http"))
         for size in ("tenth", "full"):
             gen = sizes[size]["setup"]
             if gen.get("generated"):
@@ -136,6 +212,13 @@ def main() -> None:
             setup = ensure(vendor, size, url)
             print(f"{vendor} {size}: measuring…", flush=True)
             report["databases"][vendor][size] = {"setup": setup, **measure(url)}
+        print(f"{vendor}: BibTeX import…", flush=True)
+        report["databases"][vendor]["bibtex"] = bibtex(vendor, urls)
+        print(f"{vendor}: gunicorn throughput and load…", flush=True)
+        paths = report["databases"][vendor]["full"]["http_paths"]
+        report["databases"][vendor]["http"] = run_script(
+            "serve.py", urls["full"], BENCH_PATHS=json.dumps(paths)
+        )
     (RESULTS / "latest.json").write_text(json.dumps(report, indent=2))
     (RESULTS / "latest.md").write_text(markdown(report))
     print(markdown(report))
