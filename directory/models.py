@@ -1,7 +1,8 @@
 from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
-from django.urls import reverse
+
+from directory.links import slug_path
 
 MIN_YEAR = 1900
 MAX_YEAR = 2100
@@ -74,7 +75,7 @@ class Topic(models.Model):
             TopicClosure.rebuild()
 
     def get_absolute_url(self) -> str:
-        return reverse("topic-detail", kwargs={"slug": self.slug})
+        return slug_path("topic-detail", self.slug)
 
     def delete(self, *args, **kwargs):
         with transaction.atomic():

@@ -1,10 +1,10 @@
 import datetime
 
 from django.db import models
-from django.urls import reverse
 from django.utils import timezone
 
 from directory.dates import Precision, format_partial
+from directory.links import slug_path
 from directory.models import LinkBase, SearchDocument, Topic
 
 
@@ -82,7 +82,7 @@ class Event(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("event-detail", kwargs={"slug": self.slug})
+        return slug_path("event-detail", self.slug)
 
     @property
     def is_talk(self) -> bool:

@@ -1,8 +1,8 @@
 from django.db import models
-from django.urls import reverse
 
 from directory.dates import DateRange
 from directory.images import reencode_photo, validate_photo
+from directory.links import slug_path
 from directory.models import (
     LinkBase,
     Organization,
@@ -168,7 +168,7 @@ class Person(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return reverse("person-detail", kwargs={"slug": self.slug})
+        return slug_path("person-detail", self.slug)
 
     @property
     def initials(self) -> str:

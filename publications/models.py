@@ -1,8 +1,8 @@
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Prefetch
-from django.urls import reverse
 
+from directory.links import slug_path
 from directory.models import (
     LinkBase,
     SearchDocument,
@@ -165,7 +165,7 @@ class Publication(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("publication-detail", kwargs={"slug": self.slug})
+        return slug_path("publication-detail", self.slug)
 
     @property
     def bibtex_text(self) -> str:
