@@ -3,6 +3,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
 
+from directory.cache import data_version, remember
 from directory.faceted import FacetedSearchView
 from events.feeds import calendar_response
 from events.models import Event
@@ -41,9 +42,13 @@ class PersonDetailView(DetailView):
             Event.objects.for_lists().filter(people=person).order_by("-date", "-id")
         )
         context.update(
-            # A long list continues on the faceted publications page.
+            # A long list continues on the faceted publications page. The list is a
+            # cached fragment: the query runs only when the template renders it.
             publications=publications.newest_first()[:PROFILE_PUBLICATIONS],
-            publication_count=publications.count(),
+            publication_count=remember(
+                ["profile-publication-count", person.pk], publications.count
+            ),
+            data_version=data_version(),
             news=[e for e in events if not e.is_talk],
             talks=[e for e in events if e.is_talk],
         )
