@@ -87,6 +87,16 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # PostgreSQL's default random_page_cost (4) models spinning disks; with SSDs or
+    # a cached working set, 1.1 is the usual setting. Measured here: the authors of
+    # an API page were joined by scanning all people (7.7 ms) instead of by index
+    # (0.8 ms). Set PG_RANDOM_PAGE_COST empty to keep the server's own value.
+    _cost = env_str("PG_RANDOM_PAGE_COST", "1.1")
+    if _cost:
+        DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+            f"-c random_page_cost={float(_cost)}"
+        )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers proceed while an admin edit writes; IMMEDIATE takes the
     # write lock at BEGIN so concurrent writers queue instead of failing.
