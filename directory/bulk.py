@@ -6,7 +6,8 @@ from django.db import connection
 def insert_rows(
     model, fields: list[str], rows: list[tuple], batch: int = 10_000
 ) -> None:
-    """Insert plain tuples with executemany: several times faster than bulk_create.
+    """Insert plain tuples with executemany (COPY on PostgreSQL): several times
+    faster than bulk_create.
 
     Columns not named take the field's default, as the ORM would give them.
     """
@@ -21,6 +22,13 @@ def insert_rows(
     marks = ", ".join(["%s"] * (len(named) + len(rest)))
     sql = f'INSERT INTO "{meta.db_table}" ({columns}) VALUES ({marks})'
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # COPY is PostgreSQL's bulk-load path: about twice as fast again.
+            copy_sql = f'COPY "{meta.db_table}" ({columns}) FROM STDIN'
+            with cursor.cursor.copy(copy_sql) as copy:
+                for row in rows:
+                    copy.write_row((*row, *defaults))
+            return
         for start in range(0, len(rows), batch):
             cursor.executemany(
                 sql, [(*row, *defaults) for row in rows[start : start + batch]]

@@ -92,20 +92,33 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
 
 @transaction.atomic
 def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
-    """Drop and rebuild the documents (and the index built from them) from scratch."""
+    """Drop and rebuild the documents (and the index built from them) from scratch.
+
+    Each kind is rebuilt in one transaction. On PostgreSQL the GIN index is dropped
+    first and built again at the end in one pass rather than row by row (full
+    generated lab: 37.6 -> 33.4 s); searches of that kind wait for the transaction.
+    """
+    from directory.search.operations import fts_table, gin_index_sql
+
     topics = topic_texts()
     counts = {}
     for kind in kinds or resources():
         resource = resources()[kind]
-        resource.document.objects.all().delete()
-        ids = list(resource.model.objects.values_list("pk", flat=True))
-        counts[kind] = index(kind, ids, topics) if ids else 0
-        if connection.vendor == "sqlite":
-            from directory.search.operations import fts_table
-
-            table = fts_table(resource.document._meta.db_table)
-            with connection.cursor() as cursor:
-                cursor.execute(f'INSERT INTO "{table}"("{table}") VALUES (\'rebuild\')')
+        table = resource.document._meta.db_table
+        with transaction.atomic(), connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute(f'DROP INDEX IF EXISTS "{table}_vector_gin"')
+            resource.document.objects.all().delete()
+            ids = list(resource.model.objects.values_list("pk", flat=True))
+            counts[kind] = index(kind, ids, topics) if ids else 0
+            if connection.vendor == "postgresql":
+                # Check the deferred foreign keys now: an index cannot be built on a
+                # table with pending trigger events.
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                cursor.execute(gin_index_sql(table))
+            elif connection.vendor == "sqlite":
+                fts = fts_table(table)
+                cursor.execute(f'INSERT INTO "{fts}"("{fts}") VALUES (\'rebuild\')')
     return counts
 
 

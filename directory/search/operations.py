@@ -38,9 +38,7 @@ class CreateFullTextIndex(Operation):
             for statement in _sqlite_create(table, pk):
                 schema_editor.execute(statement)
         elif vendor == "postgresql":
-            schema_editor.execute(
-                f'CREATE INDEX "{table}_vector_gin" ON "{table}" USING gin ("vector")'
-            )
+            schema_editor.execute(gin_index_sql(table))
 
     def database_backwards(
         self, app_label, schema_editor, from_state, to_state
@@ -54,6 +52,11 @@ class CreateFullTextIndex(Operation):
             schema_editor.execute(f'DROP TABLE IF EXISTS "{fts_table(table)}"')
         elif vendor == "postgresql":
             schema_editor.execute(f'DROP INDEX IF EXISTS "{table}_vector_gin"')
+
+
+def gin_index_sql(table: str) -> str:
+    """The GIN index over a document table's tsvector (PostgreSQL)."""
+    return f'CREATE INDEX "{table}_vector_gin" ON "{table}" USING gin ("vector")'
 
 
 def _sqlite_create(table: str, pk: str) -> list[str]:

@@ -1,0 +1,75 @@
+"""generate_lab: a realistic directory, the same for the same seed, searchable."""
+
+import hashlib
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db.models import Count
+
+from directory.models import Organization, Topic
+from directory.search import get_engine, parse
+from events.models import Event
+from people.models import Person
+from publications.models import Authorship, Publication, Venue
+
+pytestmark = pytest.mark.django_db
+
+SIZE = ["--people", "60", "--publications", "400", "--events", "50"]
+
+
+def digest() -> str:
+    rows = [
+        *Person.objects.order_by("pk").values_list("slug", "given_name", "role"),
+        *Publication.objects.order_by("pk").values_list("slug", "year", "venue__slug"),
+        *Authorship.objects.order_by("pk").values_list(
+            "publication_id", "position", "name", "person_id"
+        ),
+        *Event.objects.order_by("pk").values_list("slug", "date", "kind"),
+    ]
+    return hashlib.sha256(repr(rows).encode()).hexdigest()
+
+
+def generate(seed: int) -> None:
+    call_command("generate_lab", *SIZE, "--seed", str(seed), verbosity=0)
+
+
+def test_the_requested_counts_with_realistic_shapes():
+    generate(1)
+    assert Person.objects.count() == 60
+    assert Publication.objects.count() == 400
+    assert Event.objects.count() == 50
+    authors = Publication.objects.annotate(n=Count("authorships")).values_list(
+        "n", flat=True
+    )
+    assert min(authors) >= 2 and max(authors) <= 12
+    years = Publication.objects.values_list("year", flat=True)
+    assert 1990 <= min(years) and max(years) <= 2026
+    # Some authors are outsiders, kept as printed names.
+    assert Authorship.objects.filter(person=None).exists()
+    assert Authorship.objects.exclude(person=None).exists()
+    # Names in more than one script.
+    assert Person.objects.exclude(native_name="").exists()
+
+
+def test_the_same_seed_gives_the_same_lab():
+    generate(7)
+    first = digest()
+    for model in (Event, Publication, Person, Venue, Organization, Topic):
+        model.objects.all().delete()
+    generate(7)
+    assert digest() == first
+
+
+def test_the_generated_lab_is_searchable():
+    generate(1)
+    title_word = Publication.objects.values_list("title", flat=True)[0].split()[-1]
+    query = parse(title_word)
+    assert get_engine().count(Publication, query) > 0
+    assert get_engine().ranked_ids(Publication, query, 10)
+
+
+def test_refuses_a_database_that_already_has_people():
+    generate(1)
+    with pytest.raises(CommandError, match="empty"):
+        generate(2)
