@@ -8,7 +8,7 @@ RUN_ENV := DEBUG=1
 # Data commands default to the development settings too, unless DEBUG is set.
 MANAGE_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: run test setup migrate demo check lint format serve bench backup restore clean
+.PHONY: run test setup migrate demo check audit lint format serve bench backup restore clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -70,6 +70,10 @@ bench: setup
 	DEBUG=0 SECRET_KEY=bench-only-key-0123456789abcdefghijklmnopqrstuvwxyz \
 		$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python bench/run.py
+
+# Known vulnerabilities in the installed requirements (pip-audit; run by .ci/run).
+audit: setup
+	$(BIN)/python .ci/audit.py
 
 check: setup
 	$(BIN)/ruff check .
