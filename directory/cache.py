@@ -6,9 +6,11 @@ it, so stale entries are simply never read again (and expire on their own).
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
@@ -30,6 +32,7 @@ def bump() -> None:
         cache.incr(VERSION_KEY)
     except ValueError:  # not set yet, or evicted
         cache.set(VERSION_KEY, data_version() + 1, timeout=None)
+    schedule_warm_up()
 
 
 def remember(parts: list[Any], compute: Callable[[], Any]) -> Any:
@@ -54,6 +57,49 @@ def changed(sender, **kwargs) -> None:
     bump()
     # Again after commit, so a read that raced the transaction cannot keep stale data.
     transaction.on_commit(bump)
+
+
+# Counting every facet over a whole directory is the slowest thing a visitor can
+# ask for (1.4 s for the unfiltered publications list at 100,000 papers): after a
+# committed write, one background thread per process counts the unfiltered lists'
+# facets again, instead of the next visitor. Writes that arrive meanwhile make it
+# go round once more rather than start another thread.
+_lock = threading.Lock()
+_again = False
+last_warm_up: threading.Thread | None = None
+
+
+def schedule_warm_up() -> None:
+    if settings.WARM_CACHE_AFTER_WRITE:
+        transaction.on_commit(_start_warm_up)
+
+
+def _start_warm_up() -> None:
+    global _again, last_warm_up
+    with _lock:
+        _again = True
+        if last_warm_up is not None and last_warm_up.is_alive():
+            return
+        last_warm_up = threading.Thread(target=_warm_up, name="cache-warm-up")
+        last_warm_up.daemon = True
+        last_warm_up.start()
+
+
+def _warm_up() -> None:
+    global _again
+    from django.db import connection
+
+    from directory.facets import warm_default_facets
+
+    try:
+        while True:
+            with _lock:
+                if not _again:
+                    return
+                _again = False
+            warm_default_facets()
+    finally:
+        connection.close()
 
 
 def connect() -> None:

@@ -16,6 +16,7 @@ from django import forms
 from django.db.models import CharField, Count, QuerySet, Value
 from django.db.models.functions import Cast
 from django.http import QueryDict
+from django.utils.module_loading import autodiscover_modules
 from drf_spectacular.utils import extend_schema_field
 
 from directory.cache import remember
@@ -232,12 +233,20 @@ class SortFilter(django_filters.ChoiceFilter):
         return qs
 
 
+FACETED_FILTERSETS: list[type["FacetedFilterSet"]] = []
+
+
 class FacetedFilterSet(django_filters.FilterSet):
     """A FilterSet whose facets are declared beside its filters, by the same names."""
 
     facets: dict[str, Facet] = {}
     # Filters that order rather than narrow; facets ignore them.
     ordering_filters: tuple[str, ...] = ("sort",)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.facets:
+            FACETED_FILTERSETS.append(cls)
 
     def filter_queryset(
         self, queryset: QuerySet, *, without: str | None = None
@@ -362,3 +371,12 @@ class FacetedFilterSet(django_filters.FilterSet):
             result.options.sort(key=lambda o: not o.selected)
             results.append(result)
         return results
+
+
+def warm_default_facets() -> None:
+    """Count the facets of every unfiltered list page into the cache (the same keys
+    the pages use), so that the first visit after a write finds them."""
+    autodiscover_modules("filters")  # every app's FilterSets, registered on import
+    for filterset in FACETED_FILTERSETS:
+        model = filterset._meta.model
+        filterset(QueryDict(""), queryset=model._default_manager.all()).facet_results()

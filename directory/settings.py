@@ -124,6 +124,8 @@ CACHES = {
 }
 if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, got {CACHE_URL!r}")
+# After a write, count the unfiltered lists' facets again in a background thread.
+WARM_CACHE_AFTER_WRITE = env_bool("WARM_CACHE_AFTER_WRITE", True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

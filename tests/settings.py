@@ -25,3 +25,7 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"anon": "100000/minute", "user": "100000/minute"},
 }
+
+# Warming caches after each write is tested on its own (it starts a thread per
+# committed write); elsewhere it would only slow the tests down.
+WARM_CACHE_AFTER_WRITE = False
