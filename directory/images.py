@@ -37,7 +37,9 @@ def validate_photo(file) -> None:
                     f"{settings.PHOTO_MAX_PIXELS:,} pixels.",
                     code="photo_too_many_pixels",
                 )
-            image.verify()
+            # Decode within the cap: verify() reads no JPEG data, so a cut-off file
+            # would pass it and then fail when the photo is re-encoded on save.
+            image.load()
     except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError):
         raise ValidationError(
             "The file is not a readable JPEG, PNG or WebP image.", code="photo_invalid"
@@ -53,6 +55,9 @@ def reencode_photo(file) -> tuple[ContentFile, ContentFile]:
         image = ImageOps.exif_transpose(image)
         has_alpha = image.mode in ("RGBA", "LA", "P")
         image = image.convert("RGBA" if has_alpha else "RGB")
+        # Pillow writes some of .info back out (a JPEG's comment, which may hold
+        # anything, even HTML); a stored photo keeps its pixels only.
+        image.info.clear()
         fmt, ext = ("PNG", "png") if has_alpha else ("JPEG", "jpg")
         image.thumbnail((1600, 1600))
         thumb = ImageOps.fit(image, THUMBNAIL_SIZE)

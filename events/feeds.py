@@ -1,6 +1,7 @@
 """Feeds of the lab's events: Atom news for readers, iCalendar for calendars."""
 
 import datetime
+import re
 from collections.abc import Callable, Iterable
 
 import icalendar
@@ -18,6 +19,13 @@ from directory.text import render_markdown
 from events.models import Event
 
 FEED_SIZE = 50
+# Control characters XML 1.0 cannot carry; Django refuses to write a feed holding
+# one (a vertical tab is how Word writes a line break into pasted text).
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub(" ", text)
 
 
 class NewsFeed(Feed):
@@ -45,10 +53,10 @@ class NewsFeed(Feed):
         )
 
     def item_title(self, item: Event) -> str:
-        return item.title
+        return _xml_text(item.title)
 
     def item_description(self, item: Event) -> str:
-        return render_markdown(item.description)
+        return _xml_text(render_markdown(item.description))
 
     def item_pubdate(self, item: Event) -> datetime.datetime:
         # Atom wants an instant; a date known to the day or less starts at midnight.
@@ -60,10 +68,11 @@ class NewsFeed(Feed):
         return item.updated_at
 
     def item_author_name(self, item: Event) -> str | None:
-        return ", ".join(p.display_name for p in item.people.all()) or None
+        names = ", ".join(p.display_name for p in item.people.all())
+        return _xml_text(names) or None
 
     def item_categories(self, item: Event) -> list[str]:
-        return [topic.name for topic in item.topics.all()]
+        return [_xml_text(topic.name) for topic in item.topics.all()]
 
 
 def _site_host(request: HttpRequest) -> str:
@@ -133,7 +142,9 @@ def calendar(
     host = _site_host(request)
     cal = icalendar.Calendar.new(
         prodid=f"-//{settings.LAB_NAME}//Lab directory//EN",
-        name=name,
+        # icalendar writes the name as is, not escaped as text: a line break in
+        # a member's name would end the content line and fail the whole calendar.
+        name=" ".join(name.split()),
         # Without a UID icalendar makes a random one: every request would differ.
         uid=f"{key}@{host}",
         url=request.build_absolute_uri(request.path),
