@@ -1,5 +1,6 @@
 """Settings for the lab directory, all read from the environment (see .env.example)."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
+    "axes",
     "directory",
     "people",
     "publications",
@@ -57,6 +59,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes requires: turns a flagged sign-in into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "directory.urls"
@@ -139,6 +143,26 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"{_VALIDATORS}.CommonPasswordValidator"},
     {"NAME": f"{_VALIDATORS}.NumericPasswordValidator"},
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # First, so that a locked-out sign-in is refused before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Brute-force protection of the sign-in form: after LOGIN_FAILURE_LIMIT wrong
+# passwords for one username from one address, that pair is refused (429) for
+# LOGIN_COOLOFF_MINUTES, even with the right password. `manage.py axes_reset` unlocks.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "lockout.html"
+AXES_CLIENT_IP_CALLABLE = "directory.client_ip.client_ip"
+# Reverse proxies in front of the app that append to X-Forwarded-For (nginx alone:
+# 1). With 0 the connecting address is the client's, and the header is ignored,
+# since anyone can send it.
+PROXY_COUNT = env_int("PROXY_COUNT", 0)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
@@ -235,6 +259,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "directory.api.schema.DirectorySchema",
     "EXCEPTION_HANDLER": "directory.api.errors.api_exception_handler",
     "URL_FORMAT_OVERRIDE": "format",
+    # Throttling keys on the same client address as the sign-in lockout; DRF's
+    # default (None) would trust any X-Forwarded-For a client sends.
+    "NUM_PROXIES": PROXY_COUNT,
 }
 
 SPECTACULAR_SETTINGS = {

@@ -40,6 +40,7 @@ urlpatterns = [
 ]
 
 handler404 = "directory.views.not_found"
+handler500 = "directory.views.server_error"
 
 if settings.SERVE_MEDIA:
     # Uploaded photos; a production deployment serves media from its web server
