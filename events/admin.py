@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from directory.admin_mixins import VersionedAdminMixin
 from events.models import Event, EventLink
 
 
@@ -10,7 +11,7 @@ class EventLinkInline(admin.TabularInline):
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(VersionedAdminMixin, admin.ModelAdmin):
     list_display = ["title", "kind", "date", "date_precision", "host"]
     list_filter = ["kind", ("date", admin.DateFieldListFilter)]
     search_fields = ["title", "description", "host", "location"]

@@ -1,6 +1,8 @@
 from django.contrib import admin
+from django.utils import timezone
 from django.utils.html import format_html
 
+from directory.admin_mixins import VersionedAdminMixin
 from people.models import (
     Award,
     ContributionLink,
@@ -77,7 +79,7 @@ class InterestInline(admin.TabularInline):
 
 
 @admin.register(Person)
-class PersonAdmin(admin.ModelAdmin):
+class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     list_display = [
         "thumbnail",
         "display_name",
@@ -176,12 +178,16 @@ class PersonAdmin(admin.ModelAdmin):
 
     @admin.action(description="Mark selected people as alumni")
     def mark_alumni(self, request, queryset) -> None:
-        updated = queryset.update(status=Person.Status.ALUMNI)
+        updated = queryset.update(
+            status=Person.Status.ALUMNI, updated_at=timezone.now()
+        )
         self.message_user(request, f"{updated} marked as alumni.")
 
     @admin.action(description="Mark selected people as current members")
     def mark_current(self, request, queryset) -> None:
-        updated = queryset.update(status=Person.Status.CURRENT)
+        updated = queryset.update(
+            status=Person.Status.CURRENT, updated_at=timezone.now()
+        )
         self.message_user(request, f"{updated} marked as current members.")
 
 

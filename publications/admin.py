@@ -8,7 +8,9 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 
+from directory.admin_mixins import VersionedAdminMixin
 from people.models import Person
 from publications.bibtex import decode_bytes
 from publications.models import Authorship, Publication, PublicationLink, Venue
@@ -53,7 +55,7 @@ class PublicationLinkInline(admin.TabularInline):
 
 
 @admin.register(Publication)
-class PublicationAdmin(admin.ModelAdmin):
+class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     list_display = [
         "title",
         "year",
@@ -234,13 +236,14 @@ class PublicationAdmin(admin.ModelAdmin):
 
     @admin.action(description="Feature as selected publications")
     def mark_selected(self, request, queryset) -> None:
-        self.message_user(request, f"{queryset.update(selected=True)} featured.")
+        # A bulk update bypasses auto_now: stamp it, so open change forms see it.
+        updated = queryset.update(selected=True, updated_at=timezone.now())
+        self.message_user(request, f"{updated} featured.")
 
     @admin.action(description="Stop featuring as selected")
     def unmark_selected(self, request, queryset) -> None:
-        self.message_user(
-            request, f"{queryset.update(selected=False)} no longer featured."
-        )
+        updated = queryset.update(selected=False, updated_at=timezone.now())
+        self.message_user(request, f"{updated} no longer featured.")
 
 
 @admin.register(Authorship)

@@ -1,5 +1,6 @@
+from django.db import transaction
 from django.db.models import Model, QuerySet
-from django.utils.http import http_date
+from django.utils.http import http_date, parse_etags
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
@@ -8,7 +9,13 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from directory.api.errors import ERROR_RESPONSES
+from directory import concurrency
+from directory.api.errors import (
+    CONFLICT_RESPONSE,
+    ERROR_RESPONSES,
+    PRECONDITION_FAILED_RESPONSE,
+    PreconditionFailed,
+)
 from directory.api.pagination import PAGE_PARAMETERS, Pagination
 
 # Query parameters every list endpoint understands besides its filters.
@@ -19,7 +26,9 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
     """Lookups by slug; reads are open, writes need the model permission.
 
     Writes validate with `write_serializer_class` and answer with the read
-    representation, so a client sees what a later GET will return.
+    representation, so a client sees what a later GET will return. A record with
+    `updated_at` is versioned: its ETag names the version, and a write whose
+    If-Match names another one is refused with 412 (see directory/concurrency.py).
     """
 
     lookup_field = "slug"
@@ -44,25 +53,61 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         instance = self.get_object()
-        response = Response(self.get_serializer(instance).data)
-        updated = getattr(instance, "updated_at", None)
-        if updated is not None:
-            response["Last-Modified"] = http_date(updated.timestamp())
-        return response
+        return self.with_version(Response(self.get_serializer(instance).data), instance)
 
     def create(self, request: Request, *args, **kwargs) -> Response:
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = self.read_representation(serializer.save())
-        return Response(data, status=201, headers={"Location": data.get("url", "")})
+        instance = serializer.save()
+        data = self.read_representation(instance)
+        response = Response(data, status=201, headers={"Location": data.get("url", "")})
+        return self.with_version(response, instance)
 
     def update(self, request: Request, *args, **kwargs) -> Response:
         partial = kwargs.pop("partial", False)
-        serializer = self.get_serializer(
-            self.get_object(), data=request.data, partial=partial
+        with transaction.atomic():
+            serializer = self.get_serializer(
+                self.get_object_for_write(), data=request.data, partial=partial
+            )
+            serializer.is_valid(raise_exception=True)
+            instance = serializer.save()
+        return self.with_version(Response(self.read_representation(instance)), instance)
+
+    def destroy(self, request: Request, *args, **kwargs) -> Response:
+        with transaction.atomic():
+            self.perform_destroy(self.get_object_for_write())
+        return Response(status=204)
+
+    def get_object_for_write(self) -> Model:
+        """The record, locked until the transaction ends; 412 if If-Match is stale."""
+        model = self.get_queryset().model
+        lookup = {
+            self.lookup_field: self.kwargs[self.lookup_url_kwarg or self.lookup_field]
+        }
+        # Lock before reading, so that the record read is the latest saved one.
+        list(
+            model._default_manager.select_for_update()
+            .filter(**lookup)
+            .order_by()
+            .values_list("pk", flat=True)
         )
-        serializer.is_valid(raise_exception=True)
-        return Response(self.read_representation(serializer.save()))
+        instance = self.get_object()
+        if_match = self.request.headers.get("If-Match")
+        if if_match is not None and concurrency.is_versioned(model):
+            tags = parse_etags(if_match)
+            if tags != ["*"] and concurrency.etag(instance) not in tags:
+                raise PreconditionFailed(
+                    f"The {model._meta.verbose_name} was changed by someone else "
+                    "since you read it: If-Match does not name its current ETag. "
+                    "GET it again and reapply your change."
+                )
+        return instance
+
+    def with_version(self, response: Response, instance: Model) -> Response:
+        if concurrency.is_versioned(type(instance)):
+            response["ETag"] = concurrency.etag(instance)
+            response["Last-Modified"] = http_date(instance.updated_at.timestamp())
+        return response
 
     def list(self, request: Request, *args, **kwargs) -> Response:
         self.reject_unknown_parameters(self.filterset_for_view())
@@ -190,18 +235,37 @@ def detail_schema(serializer_class, **kwargs):
     )
 
 
+IF_MATCH_PARAMETER = OpenApiParameter(
+    "If-Match",
+    str,
+    OpenApiParameter.HEADER,
+    description="The `ETag` of a GET of this record. Send it: when someone else "
+    "has changed the record since, the write is refused with 412 instead of "
+    "silently overwriting their change.",
+)
+
+
 def write_schemas(read_serializer, write_serializer) -> dict:
     """Documented answers of the write verbs, errors included."""
     errors = {k: v for k, v in ERROR_RESPONSES.items() if k != 405}
+    versioned = concurrency.is_versioned(read_serializer.Meta.model)
+    conditional = {"parameters": [IF_MATCH_PARAMETER]} if versioned else {}
+    changes = {**errors, 412: PRECONDITION_FAILED_RESPONSE} if versioned else errors
     return {
         "create": extend_schema(
             request=write_serializer, responses={201: read_serializer, **errors}
         ),
         "update": extend_schema(
-            request=write_serializer, responses={200: read_serializer, **errors}
+            request=write_serializer,
+            responses={200: read_serializer, **changes},
+            **conditional,
         ),
         "partial_update": extend_schema(
-            request=write_serializer, responses={200: read_serializer, **errors}
+            request=write_serializer,
+            responses={200: read_serializer, **changes},
+            **conditional,
         ),
-        "destroy": extend_schema(responses={204: None, **errors}),
+        "destroy": extend_schema(
+            responses={204: None, **changes, 409: CONFLICT_RESPONSE}, **conditional
+        ),
     }

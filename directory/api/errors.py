@@ -1,16 +1,47 @@
 """One JSON shape for every API error: {"error": {status, code, message, fields?}}."""
 
-from django.core.exceptions import PermissionDenied
+import logging
+from collections import Counter
+
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import exceptions, serializers
 from rest_framework.views import exception_handler
 
+_OVERSIZED = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = 413
+    default_detail = "The request body is larger than the server accepts."
+    default_code = "request_too_large"
+
 
 def api_exception_handler(exc, context):
-    if isinstance(exc, Http404):
+    if isinstance(exc, _OVERSIZED):
+        # Django would answer its HTML 400 page; logged where Django logs them.
+        logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
+        exc = (
+            RequestTooLarge()
+            if isinstance(exc, RequestDataTooBig)
+            else exceptions.ParseError("The request has too many fields or files.")
+        )
+    elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    elif isinstance(exc, ProtectedError | RestrictedError):
+        exc = Conflict(_still_referenced(exc))
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, DjangoValidationError):
@@ -41,6 +72,33 @@ def api_exception_handler(exc, context):
     return response
 
 
+class Conflict(exceptions.APIException):
+    status_code = 409
+    default_code = "conflict"
+    default_detail = "Other records still refer to this one."
+
+
+def _still_referenced(exc: ProtectedError | RestrictedError) -> str:
+    """Which records block a delete, so the client knows what to change first."""
+    found = (
+        exc.protected_objects
+        if isinstance(exc, ProtectedError)
+        else exc.restricted_objects
+    )
+    counts = Counter(obj._meta.verbose_name for obj in found)
+    plurals = {obj._meta.verbose_name: obj._meta.verbose_name_plural for obj in found}
+    kinds = ", ".join(
+        f"{n} {name if n == 1 else plurals[name]}" for name, n in sorted(counts.items())
+    )
+    return f"Still referred to by {kinds}: change or delete those first."
+
+
+class PreconditionFailed(exceptions.APIException):
+    status_code = 412
+    default_code = "precondition_failed"
+    default_detail = "The record has changed since the version named in If-Match."
+
+
 def _code(exc) -> str:
     codes = exc.get_codes() if hasattr(exc, "get_codes") else "error"
     return codes if isinstance(codes, str) else getattr(exc, "default_code", "invalid")
@@ -55,6 +113,21 @@ def _message(exc) -> str:
     )
 
 
+@extend_schema_field(
+    {
+        "anyOf": [
+            {
+                "type": "array",
+                "items": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+            },
+            {"type": "object"},
+        ]
+    }
+)
+class _FieldErrors(serializers.JSONField):
+    """A field's messages; nested data (authors, links) nests them per item or key."""
+
+
 _ERROR = inline_serializer(
     "Error",
     {
@@ -65,7 +138,7 @@ _ERROR = inline_serializer(
                 "code": serializers.CharField(),
                 "message": serializers.CharField(),
                 "fields": serializers.DictField(
-                    child=serializers.ListField(child=serializers.CharField()),
+                    child=_FieldErrors(),
                     required=False,
                     help_text="Per-field messages (400 only).",
                 ),
@@ -87,3 +160,13 @@ ERROR_RESPONSES = {
     405: OpenApiResponse(_ERROR, description="Method not allowed."),
     429: OpenApiResponse(_ERROR, description="Too many requests; see Retry-After."),
 }
+
+CONFLICT_RESPONSE = OpenApiResponse(
+    _ERROR, description="Other records still refer to this one; see `message`."
+)
+
+PRECONDITION_FAILED_RESPONSE = OpenApiResponse(
+    _ERROR,
+    description="If-Match names another version: someone else changed the record "
+    "since it was read. GET it again and reapply the change.",
+)

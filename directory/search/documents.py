@@ -62,10 +62,12 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
             "location",
         )  # fmt: skip
         of = {"person_id__in": chunk}
+        # Related rows in a fixed order, so that the same data always make the
+        # same document (a restored backup included), whatever the row order.
         person_topics = _grouped(
-            people.Person.topics.through.objects.filter(**of).values_list(
-                "person_id", "topic_id"
-            )
+            people.Person.topics.through.objects.filter(**of)
+            .order_by("person_id", "topic_id")
+            .values_list("person_id", "topic_id")
         )
         areas = _grouped(
             people.ResearchArea.objects.filter(**of).values_list(
@@ -103,9 +105,9 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
             ).values_list("pk", "title", "summary")
         }
         pub_topics = _grouped(
-            Publication.topics.through.objects.filter(
-                publication_id__in=pub_ids
-            ).values_list("publication_id", "topic_id")
+            Publication.topics.through.objects.filter(publication_id__in=pub_ids)
+            .order_by("publication_id", "topic_id")
+            .values_list("publication_id", "topic_id")
         )
         for (pk, display, given, family, preferred, native, headline, title, role, team,
              org, org_short, bio, summary, location) in rows:  # fmt: skip
@@ -147,9 +149,9 @@ def publication_documents(
             .values_list("publication_id", "name")
         )
         pub_topics = _grouped(
-            Publication.topics.through.objects.filter(
-                publication_id__in=chunk
-            ).values_list("publication_id", "topic_id")
+            Publication.topics.through.objects.filter(publication_id__in=chunk)
+            .order_by("publication_id", "topic_id")
+            .values_list("publication_id", "topic_id")
         )
         for (pk, title, alternative, summary, results, venue, venue_short, detail, kind,
              doi, arxiv) in rows:  # fmt: skip
@@ -183,14 +185,14 @@ def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tupl
             "publication__title",
         )
         people = _grouped(
-            Event.people.through.objects.filter(event_id__in=chunk).values_list(
-                "event_id", "person__display_name"
-            )
+            Event.people.through.objects.filter(event_id__in=chunk)
+            .order_by("event_id", "person_id")
+            .values_list("event_id", "person__display_name")
         )
         event_topics = _grouped(
-            Event.topics.through.objects.filter(event_id__in=chunk).values_list(
-                "event_id", "topic_id"
-            )
+            Event.topics.through.objects.filter(event_id__in=chunk)
+            .order_by("event_id", "topic_id")
+            .values_list("event_id", "topic_id")
         )
         for pk, title, description, host, location, kind, publication in rows:
             yield (

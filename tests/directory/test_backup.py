@@ -1,0 +1,185 @@
+"""`make backup` and `make restore`, run for real against databases of their own."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+
+# Records the demo does not have: accounts with a group, permissions, an API
+# token, an admin history entry, and a deleted user so that user ids have a gap.
+ACCOUNTS = """
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.auth.models import Group, Permission, User
+from django.contrib.contenttypes.models import ContentType
+from rest_framework.authtoken.models import Token
+from people.models import Person
+
+User.objects.create_user("gone", password="a-long-test-password").delete()
+editors = Group.objects.create(name="Editors")
+editors.permissions.set(
+    Permission.objects.filter(codename__in=["change_person", "change_publication"])
+)
+admin = User.objects.create_superuser("admin", "admin@example.org", "a-long-password")
+editor = User.objects.create_user("editor", "ed@example.org", "another-long-password")
+editor.groups.add(editors)
+editor.user_permissions.add(Permission.objects.get(codename="add_event"))
+Token.objects.create(user=editor)
+person = Person.objects.order_by("pk").first()
+LogEntry.objects.create(
+    user=admin,
+    content_type=ContentType.objects.get_for_model(Person),
+    object_id=str(person.pk),
+    object_repr=str(person),
+    action_flag=CHANGE,
+    change_message="Changed headline.",
+)
+"""
+
+# Each member's first topic, searched for through the API: who is found.
+SEARCH = """
+import json
+from django.db import connection
+from django.test import Client
+from people.models import Person
+
+client = Client(HTTP_HOST="localhost")
+found = {}
+for person in Person.objects.prefetch_related("topics").order_by("slug"):
+    for topic in list(person.topics.all())[:1]:
+        response = client.get("/api/people/", {"q": topic.name})
+        assert response.status_code == 200, response.content
+        found[f"{person.slug} / {topic.name}"] = [
+            hit["slug"] for hit in response.json()["results"]
+        ]
+print(json.dumps({"database": str(connection.settings_dict["NAME"]), "found": found}))
+"""
+
+# The restored database takes new records: its id sequences are past the old ids.
+NEW_RECORDS = """
+import datetime
+from directory.models import Topic
+from events.models import Event
+from people.models import Person
+from publications.models import Authorship, Publication
+
+topic = Topic.objects.create(name="Restored topic", slug="restored-topic")
+person = Person.objects.create(
+    given_name="New", family_name="Member", display_name="New Member",
+    slug="new-member", role="phd_student",
+)
+paper = Publication.objects.create(title="New paper", slug="new-paper", year=2026)
+Authorship.objects.create(publication=paper, position=1, name="New Member")
+Event.objects.create(title="New event", slug="new-event", date=datetime.date.today())
+"""
+
+
+def test_backup_restores_every_row_into_an_empty_database(scratch_database, tmp_path):
+    source = _env(scratch_database("source"), tmp_path)
+    _manage(source, "migrate", "--noinput", "-v0")
+    _manage(source, "load_demo", "-v0")
+    _manage(source, "shell", "-c", ACCOUNTS)
+    backup = tmp_path / "backups" / "lab.json"
+
+    _make(source, "backup", BACKUP=backup)
+    restored = _env(scratch_database("restored"), tmp_path)
+    _make(restored, "restore", FILE=backup)
+
+    before = _snapshot(source, tmp_path / "before.json")
+    after = _snapshot(restored, tmp_path / "after.json")
+    assert before["people.person"] and before["authtoken.token"]
+    assert sorted(after) == sorted(before)
+    differing = {
+        label: [row[:300] for row in sorted(set(before[label]) ^ set(after[label]))]
+        for label in before
+        if after[label] != before[label]
+    }
+    assert not differing, f"rows that differ after the restore: {differing}"
+
+    searched, found = _search(source), _search(restored)
+    assert searched["found"], searched
+    for key, hits in searched["found"].items():
+        assert key.split(" / ")[0] in hits, (key, hits)
+    assert found["found"] == searched["found"]
+    for run, env in [(searched, source), (found, restored)]:
+        assert run["database"] in env["DATABASE_URL"]
+    _manage(restored, "shell", "-c", NEW_RECORDS)
+
+
+def _env(database_url: str, tmp_path: Path) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        # As the Makefile's MANAGE_ENV: the development settings.
+        "DEBUG": "1",
+        "MEDIA_ROOT": str(tmp_path / "media"),
+    }
+    # The project's own settings, and no cache shared with other processes.
+    for name in ("DJANGO_SETTINGS_MODULE", "CACHE_URL"):
+        env.pop(name, None)
+    return env
+
+
+def _run(args: list[str], env: dict[str, str]) -> str:
+    result = subprocess.run(
+        args, cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=180
+    )
+    assert result.returncode == 0, (
+        f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
+    )
+    return result.stdout
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    return _run([sys.executable, "manage.py", *args], env)
+
+
+def _make(env: dict[str, str], target: str, **variables) -> str:
+    # The test's own interpreter, and never a reinstall because a requirements
+    # file is newer than the virtualenv's stamp.
+    return _run(
+        [
+            "make",
+            "--no-print-directory",
+            "-o",
+            ".venv/.installed",
+            f"BIN={Path(sys.executable).parent}",
+            target,
+            *(f"{name}={value}" for name, value in variables.items()),
+        ],
+        env,
+    )
+
+
+def _snapshot(env: dict[str, str], out: Path) -> dict[str, list[str]]:
+    """Every row of every table but sessions, keyed by model, in a canonical form."""
+    _manage(
+        env,
+        "dumpdata",
+        "--natural-foreign",
+        "--natural-primary",
+        "--exclude",
+        "sessions",
+        "-o",
+        str(out),
+    )
+    tables: dict[str, list[str]] = {}
+    for record in json.loads(out.read_text()):
+        if record["model"] == "directory.searchterm":
+            # Rebuilt from scratch: the same words, numbered anew.
+            record.pop("pk")
+        tables.setdefault(record["model"], []).append(
+            json.dumps(record, sort_keys=True)
+        )
+    return {label: sorted(rows) for label, rows in tables.items()}
+
+
+def _search(env: dict[str, str]) -> dict:
+    return json.loads(_manage(env, "shell", "-c", SEARCH).strip().splitlines()[-1])
