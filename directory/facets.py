@@ -151,12 +151,20 @@ class YearsField(forms.MultipleChoiceField):
         values = super().to_python(value)
         years = []
         for item in values:
+            # The value goes in `params`, never in the message: DRF formats every
+            # message with %, and "%00" from a query would break that.
             try:
                 year = int(item)
             except (TypeError, ValueError):
-                raise forms.ValidationError(f"“{item}” is not a year.") from None
+                raise forms.ValidationError(
+                    "“%(value)s” is not a year.", code="invalid", params={"value": item}
+                ) from None
             if not MIN_YEAR <= year <= MAX_YEAR:
-                raise forms.ValidationError(f"{year} is outside {MIN_YEAR}–{MAX_YEAR}.")
+                raise forms.ValidationError(
+                    "%(value)s is outside %(min)s–%(max)s.",
+                    code="out_of_range",
+                    params={"value": year, "min": MIN_YEAR, "max": MAX_YEAR},
+                )
             years.append(year)
         return years
 

@@ -27,6 +27,19 @@ class ModelCleanMixin:
         return attrs
 
 
+class SlugRelatedField(serializers.SlugRelatedField):
+    """A record named by its slug; a NUL character is an invalid value.
+
+    DRF looks the slug up first, and PostgreSQL refuses NUL in a query string
+    with an error DRF does not catch (a 500 where a 400 is due).
+    """
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class TopicBriefSerializer(serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:topic-detail", lookup_field="slug")
 
@@ -45,7 +58,7 @@ class OrganizationBriefSerializer(serializers.HyperlinkedModelSerializer):
 
 class TopicSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:topic-detail", lookup_field="slug")
-    parent = serializers.SlugRelatedField(
+    parent = SlugRelatedField(
         slug_field="slug", queryset=Topic.objects.all(), allow_null=True, required=False
     )
     aliases = serializers.ListField(

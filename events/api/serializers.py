@@ -1,7 +1,11 @@
 from rest_framework import serializers
 
 from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
-from directory.api.serializers import ModelCleanMixin, TopicBriefSerializer
+from directory.api.serializers import (
+    ModelCleanMixin,
+    SlugRelatedField,
+    TopicBriefSerializer,
+)
 from directory.models import Topic
 from events.models import Event, EventLink
 from people.api.serializers import PersonBriefSerializer
@@ -55,13 +59,13 @@ class EventSerializer(serializers.HyperlinkedModelSerializer):
 
 
 class EventWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
-    people = serializers.SlugRelatedField(
+    people = SlugRelatedField(
         slug_field="slug", queryset=Person.objects.all(), many=True, required=False
     )
-    topics = serializers.SlugRelatedField(
+    topics = SlugRelatedField(
         slug_field="slug", queryset=Topic.objects.all(), many=True, required=False
     )
-    publication = serializers.SlugRelatedField(
+    publication = SlugRelatedField(
         slug_field="slug",
         queryset=Publication.objects.all(),
         allow_null=True,

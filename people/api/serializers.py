@@ -4,6 +4,7 @@ from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_ur
 from directory.api.serializers import (
     ModelCleanMixin,
     OrganizationBriefSerializer,
+    SlugRelatedField,
     TopicBriefSerializer,
 )
 from directory.models import Organization, Topic
@@ -261,13 +262,13 @@ class PersonDetailSerializer(PersonSerializer):
 class PersonWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
     """What a client may set on a member; profile rows are edited in the admin."""
 
-    organization = serializers.SlugRelatedField(
+    organization = SlugRelatedField(
         slug_field="slug",
         queryset=Organization.objects.all(),
         allow_null=True,
         required=False,
     )
-    topics = serializers.SlugRelatedField(
+    topics = SlugRelatedField(
         slug_field="slug", queryset=Topic.objects.all(), many=True, required=False
     )
 

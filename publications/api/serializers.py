@@ -2,7 +2,11 @@ from django.db import transaction
 from rest_framework import serializers
 
 from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
-from directory.api.serializers import ModelCleanMixin, TopicBriefSerializer
+from directory.api.serializers import (
+    ModelCleanMixin,
+    SlugRelatedField,
+    TopicBriefSerializer,
+)
 from directory.models import Topic
 from people.models import Person
 from publications.models import Authorship, Publication, PublicationLink, Venue
@@ -98,7 +102,7 @@ class PublicationSerializer(serializers.HyperlinkedModelSerializer):
 class AuthorInputSerializer(serializers.Serializer):
     position = serializers.IntegerField(min_value=1, required=False)
     name = serializers.CharField(max_length=200)
-    person = serializers.SlugRelatedField(
+    person = SlugRelatedField(
         slug_field="slug",
         queryset=Person.objects.all(),
         allow_null=True,
@@ -119,10 +123,10 @@ class LinkInputSerializer(serializers.Serializer):
 class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
     """A publication with its authors and links, written whole or not at all."""
 
-    venue = serializers.SlugRelatedField(
+    venue = SlugRelatedField(
         slug_field="slug", queryset=Venue.objects.all(), allow_null=True, required=False
     )
-    topics = serializers.SlugRelatedField(
+    topics = SlugRelatedField(
         slug_field="slug", queryset=Topic.objects.all(), many=True, required=False
     )
     authors = AuthorInputSerializer(many=True, required=False)

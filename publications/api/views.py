@@ -1,9 +1,13 @@
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
     extend_schema,
+    extend_schema_serializer,
     extend_schema_view,
 )
+from rest_framework import serializers
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -35,12 +39,62 @@ FORMAT_PARAMETER = OpenApiParameter(
 )
 
 
+CSL_ITEMS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "description": "A CSL-JSON item; its other fields are those of CSL.",
+        "required": ["id", "type", "title"],
+        "properties": {
+            "id": {"type": "string"},
+            "type": {"type": "string"},
+            "title": {"type": "string"},
+        },
+    },
+}
+
+
+@extend_schema_serializer(many=False)
+class CSLItemsSerializer(serializers.Serializer):
+    """Stands for a CSL-JSON array in the schema, which is never paginated."""
+
+
+class CSLItemsExtension(OpenApiSerializerExtension):
+    target_class = CSLItemsSerializer
+
+    def map_serializer(self, auto_schema, direction) -> dict:
+        return CSL_ITEMS
+
+
+CITATION_RESPONSES = {
+    (200, BibTeXRenderer.media_type): OpenApiTypes.STR,
+    (200, CSLJSONRenderer.media_type): CSLItemsSerializer,
+}
+
+
 def _csl(publications) -> list[dict]:
     from publications.export import to_csl
 
     return [to_csl(p) for p in publications]
 
 
+# Over the decorator below: BibTeX is text, and CSL-JSON an array even for a page.
+@extend_schema_view(
+    list=extend_schema(
+        responses={
+            (200, JSONRenderer.media_type): PublicationSerializer(many=True),
+            **CITATION_RESPONSES,
+            **ERROR_RESPONSES,
+        }
+    ),
+    retrieve=extend_schema(
+        responses={
+            (200, JSONRenderer.media_type): PublicationSerializer,
+            **CITATION_RESPONSES,
+            **{k: ERROR_RESPONSES[k] for k in (404, 429)},
+        }
+    ),
+)
 @extend_schema_view(
     list=list_schema(
         PublicationFilter,

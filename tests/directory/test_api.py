@@ -6,13 +6,14 @@ from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from openapi_spec_validator import validate
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from tests import factories
+from tests.fuzzing import GENERATED_REQUESTS
 
 RESOURCES = ["people", "publications", "events", "topics", "organizations", "venues"]
 
@@ -285,7 +286,7 @@ def test_session_writes_need_csrf(db, django_user_model):
         "root", "r@example.org", "a-long-pw-123"
     )
     client = APIClient(enforce_csrf_checks=True)
-    client.login(username="root", password="a-long-pw-123")
+    client.force_login(user)
     response = client.post("/api/topics/", {"name": "X", "slug": "x"}, format="json")
     assert response.status_code == 403
     assert "CSRF" in response.json()["error"]["message"]
@@ -315,13 +316,7 @@ def test_api_conforms_to_its_schema(db):
 
 def _check_operation(operation) -> None:
     @given(case=operation.as_strategy())
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-        database=None,
-    )
+    @settings(GENERATED_REQUESTS, max_examples=EXAMPLES)
     def check(case):
         # Filter values are slugs of records that must exist, which a schema
         # cannot say: an unknown one is rightly a 400, not a failure.

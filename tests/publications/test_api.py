@@ -224,3 +224,52 @@ def test_bad_writes_are_refused_and_change_nothing(editor, demo_lab, change, fie
     assert created.status_code == 400
     assert (Publication.objects.count(), Authorship.objects.count()) == counts
     assert list(pub.authorships.values_list("position", "name", "person_id")) == before
+
+
+@pytest.mark.parametrize("url", ["/api/publications/", "/api/publications/paper/"])
+@pytest.mark.parametrize("year", ["%00", "20%x5", "%(year)s"])
+def test_a_bad_year_with_a_percent_sign_is_a_400(api, db, url, year):
+    # The detail endpoint filters too; DRF once formatted the message with %.
+    factories.publication(slug="paper")
+    response = api.get(url, {"year": year})
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"]["year"] == [f"“{year}” is not a year."]
+
+
+def test_csl_answers_are_documented_as_arrays(api, db):
+    schema = api.get("/api/schema/", {"format": "json"}).json()
+    csl = "application/vnd.citationstyles.csl+json"
+    for path in ["/api/publications/", "/api/publications/{slug}/"]:
+        content = schema["paths"][path]["get"]["responses"]["200"]["content"]
+        ref = content[csl]["schema"]["$ref"].rsplit("/", 1)[-1]
+        assert schema["components"]["schemas"][ref]["type"] == "array"
+        assert content["application/x-bibtex"]["schema"] == {"type": "string"}
+
+
+def test_deleting_a_venue_still_in_use_is_a_409(db, django_user_model):
+    venue = factories.venue(slug="iclr")
+    factories.publication(venue=venue)
+    factories.publication(venue=venue)
+    client = APIClient()
+    client.force_authenticate(django_user_model.objects.create_superuser("root"))
+    response = client.delete("/api/venues/iclr/")
+    assert response.status_code == 409
+    assert response.json()["error"] == {
+        "status": 409,
+        "code": "conflict",
+        "message": "Still referred to by 2 publications: change or delete those first.",
+    }
+    assert client.get("/api/venues/iclr/").status_code == 200
+
+
+def test_a_slug_with_a_nul_character_is_invalid_not_a_database_error(editor, db):
+    # PostgreSQL refuses NUL in a query: the lookup must not be tried.
+    payload = {"title": "X", "slug": "x", "year": 2025}
+    for change in [{"venue": "v\x00"}, {"topics": ["ml\x00"]}]:
+        response = editor.post(
+            "/api/publications/", {**payload, **change}, format="json"
+        )
+        assert response.status_code == 400
+        assert response.json()["error"]["fields"] == {
+            name: ["Invalid value."] for name in change
+        }
