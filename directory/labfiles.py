@@ -821,28 +821,11 @@ class _Exporter:
             "events": [self._event(e) for e in events],
             "topics": self._topics(),
             "organizations": [
-                _compact(
-                    _present(
-                        slug=o.slug,
-                        name=o.name,
-                        short_name=o.short_name,
-                        kind=o.kind,
-                        location=o.location,
-                        url=o.url,
-                    )
-                )
+                _row(o, "slug", "name", "short_name", "kind", "location", "url")
                 for o in sorted(self.organizations.values(), key=lambda o: o.slug)
             ],
             "venues": [
-                _compact(
-                    _present(
-                        slug=v.slug,
-                        name=v.name,
-                        short_name=v.short_name,
-                        kind=v.kind,
-                        url=v.url,
-                    )
-                )
+                _row(v, "slug", "name", "short_name", "kind", "url")
                 for v in sorted(self.venues.values(), key=lambda v: v.slug)
             ],
         }
