@@ -1,4 +1,6 @@
 from django.db import transaction
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
@@ -7,6 +9,7 @@ from directory.api.serializers import (
     SlugRelatedField,
     TopicBriefSerializer,
 )
+from directory.json_rows import json_rows, sorted_rows
 from directory.models import Topic
 from people.models import Person
 from publications.models import Authorship, Publication, PublicationLink, Venue
@@ -50,12 +53,74 @@ class LinkSerializer(serializers.ModelSerializer):
         fields = ["kind", "label", "url"]
 
 
+class RowsField(serializers.ReadOnlyField):
+    """A nested list read from a `json_rows` annotation of `columns`."""
+
+    columns: tuple[str, ...] = ()
+
+    def get_attribute(self, instance) -> list:
+        # NULL when there are no rows; DRF would print None, not an empty list.
+        return super().get_attribute(instance) or []
+
+    def to_representation(self, rows: list) -> list[dict]:
+        request = self.context.get("request")
+        return [self.item(row, request) for row in sorted_rows(rows, self.columns)]
+
+    def item(self, row: dict, request) -> dict:
+        raise NotImplementedError
+
+
+@extend_schema_field(AuthorSerializer(many=True))
+class AuthorRowsField(RowsField):
+    columns = (
+        "position",
+        "name",
+        "person__slug",
+        "equal_contribution",
+        "corresponding",
+    )
+
+    def item(self, row: dict, request) -> dict:
+        slug = row["person__slug"]
+        return {
+            "position": row["position"],
+            "name": row["name"],
+            "person": slug_url(request, "api:person-detail", slug) if slug else None,
+            # SQLite's JSON has no booleans: 0 and 1.
+            "equal_contribution": bool(row["equal_contribution"]),
+            "corresponding": bool(row["corresponding"]),
+        }
+
+
+@extend_schema_field(TopicBriefSerializer(many=True))
+class TopicRowsField(RowsField):
+    columns = ("topic__name", "topic__slug")
+
+    def item(self, row: dict, request) -> dict:
+        slug = row["topic__slug"]
+        return {
+            "url": slug_url(request, "api:topic-detail", slug),
+            "slug": slug,
+            "name": row["topic__name"],
+        }
+
+
+@extend_schema_field(LinkSerializer(many=True))
+class LinkRowsField(RowsField):
+    columns = ("position", "id", "kind", "label", "url")
+
+    def item(self, row: dict, request) -> dict:
+        return {"kind": row["kind"], "label": row["label"], "url": row["url"]}
+
+
+# Reads records of `PublicationSerializer.queryset()`, whose one query carries the
+# authors, topics and links as JSON rows (no prefetch query, no model per row).
 class PublicationSerializer(serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:publication-detail", lookup_field="slug")
     venue = VenueBriefSerializer(allow_null=True)
-    authors = AuthorSerializer(source="authorships", many=True)
-    topics = TopicBriefSerializer(many=True)
-    links = LinkSerializer(many=True)
+    authors = AuthorRowsField(source="author_rows")
+    topics = TopicRowsField(source="topic_rows")
+    links = LinkRowsField(source="link_rows")
     html_url = serializers.SerializerMethodField()
     bibtex_url = serializers.SerializerMethodField()
 
@@ -88,6 +153,22 @@ class PublicationSerializer(serializers.HyperlinkedModelSerializer):
             "html_url",
             "bibtex_url",
         ]
+
+    @staticmethod
+    def queryset() -> QuerySet:
+        return Publication.objects.select_related("venue").annotate(
+            author_rows=json_rows(
+                Authorship.objects, "publication", AuthorRowsField.columns
+            ),
+            topic_rows=json_rows(
+                Publication.topics.through.objects,
+                "publication",
+                TopicRowsField.columns,
+            ),
+            link_rows=json_rows(
+                PublicationLink.objects, "publication", LinkRowsField.columns
+            ),
+        )
 
     def get_html_url(self, publication: Publication) -> str:
         return slug_url(self.context["request"], "publication-detail", publication.slug)

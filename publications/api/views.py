@@ -1,3 +1,4 @@
+from django.db.models import QuerySet
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -141,7 +142,7 @@ def _csl(publications) -> list[dict]:
 class PublicationViewSet(FacetedViewSet):
     """Publications with their authors in print order; members are linked."""
 
-    queryset = Publication.objects.with_authors().prefetch_related("topics")
+    queryset = PublicationSerializer.queryset()
     serializer_class = PublicationSerializer
     write_serializer_class = PublicationWriteSerializer
     filterset_class = PublicationFilter
@@ -153,12 +154,23 @@ class PublicationViewSet(FacetedViewSet):
         CSLJSONRenderer,
     ]
 
+    def get_queryset(self) -> QuerySet:
+        if self.citation_format():
+            # The citation writers read the model's relations.
+            return Publication.objects.with_authors()
+        return super().get_queryset()
+
+    def citation_format(self) -> str | None:
+        renderer = getattr(self.request, "accepted_renderer", None)
+        fmt = getattr(renderer, "format", None)
+        return fmt if fmt in ("bibtex", "csl") else None
+
     @extend_schema(parameters=[FORMAT_PARAMETER])
     def list(self, request: Request, *args, **kwargs) -> Response:
         return super().list(request, *args, **kwargs)
 
     def list_response(self, page: list) -> Response:
-        fmt = self.request.accepted_renderer.format
+        fmt = self.citation_format()
         if fmt == "bibtex":
             return Response("\n".join(to_bibtex(p) for p in page))
         if fmt == "csl":
@@ -166,7 +178,7 @@ class PublicationViewSet(FacetedViewSet):
         return super().list_response(page)
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
-        fmt = request.accepted_renderer.format
+        fmt = self.citation_format()
         if fmt == "bibtex":
             return Response(to_bibtex(self.get_object()))
         if fmt == "csl":

@@ -146,12 +146,66 @@ def test_list_query_count_does_not_depend_on_page_size_or_authors(
     for i in range(60):
         pub = factories.publication(authors=[f"Author {n}" for n in range(12)])
         pub.topics.add(factories.topic())
+        pub.links.create(kind="paper", url=f"https://example.org/{i}")
         factories.venue() if i % 10 == 0 else None
     with django_assert_max_num_queries(len(small.captured_queries)):
         response = api.get(
             "/api/publications/", {"page_size": 100, "facets": "year,venue"}
         )
     assert len(response.json()["results"]) == 62
+
+
+@pytest.mark.parametrize("facets", ["", "year", "year,venue,topic"])
+def test_a_filtered_list_takes_three_queries_plus_one_per_facet(
+    api, db, facets, django_assert_max_num_queries
+):
+    for i in range(30):
+        pub = factories.publication(
+            authors=[f"Author {n}" for n in range(12)], year=2020 + i % 3
+        )
+        pub.topics.add(factories.topic(), factories.topic())
+        pub.links.create(kind="code", url=f"https://example.org/{i}")
+    # The count, the page with its authors, topics and links, and the facets.
+    budget = 3 + len([f for f in facets.split(",") if f])
+    params = {"year": ["2020", "2021"], "page_size": 100}
+    with django_assert_max_num_queries(budget):
+        response = api.get("/api/publications/", {**params, "facets": facets})
+    results = response.json()["results"]
+    assert len(results) == 20
+    assert all(len(p["authors"]) == 12 and len(p["topics"]) == 2 for p in results)
+
+
+def test_nested_rows_keep_their_order_and_types(api, db):
+    member = factories.person()
+    pub = factories.publication(authors=["Zoe First", member, "Al Third"])
+    pub.authorships.filter(position__in=[1, 2]).update(equal_contribution=True)
+    pub.authorships.filter(position=3).update(corresponding=True)
+    pub.topics.add(factories.topic(name="Zeta"), factories.topic(name="Alpha"))
+    for position, kind in [(2, "slides"), (0, "paper"), (1, "code")]:
+        pub.links.create(kind=kind, position=position, url=f"https://x.org/{kind}")
+    bare = factories.publication()
+    listed = api.get("/api/publications/", {"page_size": 200}).json()["results"]
+    for data in (
+        api.get(f"/api/publications/{pub.slug}/").json(),
+        next(p for p in listed if p["slug"] == pub.slug),
+    ):
+        assert [
+            (a["position"], a["name"], a["equal_contribution"], a["corresponding"])
+            for a in data["authors"]
+        ] == [
+            (1, "Zoe First", True, False),
+            (2, member.display_name, True, False),
+            (3, "Al Third", False, True),
+        ]
+        assert data["authors"][1]["person"].endswith(f"/api/people/{member.slug}/")
+        assert data["authors"][0]["person"] is None
+        assert [t["name"] for t in data["topics"]] == ["Alpha", "Zeta"]
+        assert data["topics"][0]["url"].endswith(
+            "/api/topics/" + data["topics"][0]["slug"] + "/"
+        )
+        assert [link["kind"] for link in data["links"]] == ["paper", "code", "slides"]
+    empty = api.get(f"/api/publications/{bare.slug}/").json()
+    assert (empty["authors"], empty["topics"], empty["links"]) == ([], [], [])
 
 
 def test_create_with_authors_in_order(editor, demo_lab):
