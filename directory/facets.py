@@ -286,6 +286,13 @@ class FacetedFilterSet(django_filters.FilterSet):
             *then,
             text_only=self.text_only(),
             rows=self.queryset,
+            # The base queryset's own conditions too: a page and an API endpoint
+            # may share a FilterSet over different records.
+            key=[
+                type(self).__name__,
+                str(self.queryset.query.where),
+                self._cache_params(),
+            ],
         )
 
     def text_only(self) -> bool:

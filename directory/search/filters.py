@@ -28,6 +28,7 @@ def rank_by(
     *then: str,
     text_only: bool = False,
     rows: QuerySet | None = None,
+    key: list | None = None,
 ) -> QuerySet | RankedResults:
     """Order by relevance to the query; past the ranked candidates, by `then`.
 
@@ -35,7 +36,8 @@ def rank_by(
     caches it per data version). With `text_only` (no other filter narrows
     `queryset`) every match is a result, so the index alone gives the count and
     the order. `rows` (unfiltered, with its related records) loads the records of
-    a page by id, without repeating the filters.
+    a page by id, without repeating the filters. `key` names the filters, so
+    that their count and the ranked ids that pass them are remembered.
     """
     query = parse(raw)
     if not query:
@@ -51,4 +53,4 @@ def rank_by(
             count=engine.cached_count(model, query),
             rows=rows,
         )
-    return RankedResults(queryset, ranked, then, rows=rows)
+    return RankedResults(queryset, ranked, then, rows=rows, key=key)

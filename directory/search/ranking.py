@@ -25,11 +25,15 @@ class RankedResults:
         exact: bool = False,
         count: int | None = None,
         rows: QuerySet | None = None,
+        key: list | None = None,
     ):
         """`exact`: every ranked id is known to pass the filters (and `count` is
         the number of results), so neither needs a query of its own. `rows` loads
-        ranked records by id (default: `queryset`, filters and all)."""
+        ranked records by id (default: `queryset`, filters and all). `key` names
+        the filters; with it, the count and the ranked ids that pass the filters
+        are remembered for the data version (see directory.cache.remember)."""
         self.queryset = queryset
+        self.key = key
         self.rows = queryset if rows is None else rows
         self.model = queryset.model
         self.ranked_ids = ranked_ids
@@ -39,7 +43,7 @@ class RankedResults:
 
     def count(self) -> int:
         if self._count is None:
-            self._count = self.queryset.count()
+            self._count = self._remember("count", self.queryset.count)
         return self._count
 
     def __len__(self) -> int:
@@ -47,13 +51,23 @@ class RankedResults:
 
     def _ranked_present(self) -> list[int]:
         if self._present is None:
-            present = set(
-                self.queryset.filter(pk__in=self.ranked_ids).values_list(
-                    "pk", flat=True
-                )
-            )
-            self._present = [pk for pk in self.ranked_ids if pk in present]
+            self._present = self._remember("present", self._passing)
         return self._present
+
+    def _passing(self) -> list[int]:
+        present = set(
+            self.queryset.filter(pk__in=self.ranked_ids)
+            .order_by()
+            .values_list("pk", flat=True)
+        )
+        return [pk for pk in self.ranked_ids if pk in present]
+
+    def _remember(self, what: str, compute):
+        if self.key is None:
+            return compute()
+        from directory.cache import remember
+
+        return remember(["ranked", what, self.model._meta.label, *self.key], compute)
 
     def __getitem__(self, index):
         if isinstance(index, int):
@@ -61,13 +75,23 @@ class RankedResults:
         start, stop = index.start or 0, index.stop
         ranked = self._ranked_present()
         ids = ranked[start:stop]
-        rows = self.rows.filter(pk__in=ids).in_bulk() if ids else {}
-        result = [rows[pk] for pk in ids if pk in rows]
+        rest = None
         if stop is None or stop > len(ranked):
-            rest = self.queryset.exclude(pk__in=ranked).order_by(*self.fallback)
+            # Past the ranked candidates: the other results, in fallback order.
+            others = self.queryset.exclude(pk__in=ranked).order_by(*self.fallback)
             offset = max(0, start - len(ranked))
             end = None if stop is None else stop - len(ranked)
-            result += list(rest[offset:end])
+            if self.key is None:
+                rest = others[offset:end]
+            else:
+                ids = ids + self._remember(
+                    f"others {offset}:{end}",
+                    lambda: list(others.values_list("pk", flat=True)[offset:end]),
+                )
+        rows = self.rows.filter(pk__in=ids).in_bulk() if ids else {}
+        result = [rows[pk] for pk in ids if pk in rows]
+        if rest is not None:
+            result += list(rest)
         return result
 
     def __iter__(self):

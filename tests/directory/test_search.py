@@ -1,6 +1,8 @@
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from directory.search import get_engine, parse
 from people.models import Person, PersonSearchDocument
@@ -191,3 +193,38 @@ def test_search_page_groups_results_by_kind(
     assert groups["Publications"]["count"] >= 3
     assert groups["Publications"]["url"] == "/publications/?q=attention"
     assert Person.objects.count() == 4 and Publication.objects.count() > 20
+
+
+def test_a_filtered_search_is_remembered_until_the_next_write(client, db, monkeypatch):
+    # Three ranked candidates, so results also come from past the candidates.
+    monkeypatch.setattr("directory.search.filters.RANKED_CANDIDATES", 3)
+    topic = factories.topic()
+    for n in range(40):
+        person = factories.person(slug=f"p{n}", headline=f"Sparse kernels {n}")
+        if n % 4:
+            person.topics.add(topic)
+    params = {"q": "sparse", "topic": topic.slug}
+
+    def pages() -> list[list[str]]:
+        return [_people(client, **params, page=n) for n in (1, 2)]
+
+    with CaptureQueriesContext(connection) as first:
+        client.get("/people/", params)
+    with CaptureQueriesContext(connection) as again:
+        client.get("/people/", params)
+    # The count, the ranked ids that pass the filters and the others are remembered.
+    assert len(again.captured_queries) < len(first.captured_queries)
+    remembered = pages()
+    assert [len(page) for page in remembered] == [25, 5]
+    assert {slug for page in remembered for slug in page} == {
+        f"p{n}" for n in range(40) if n % 4
+    }
+    cache.clear()
+    assert pages() == remembered
+
+    late = factories.person(slug="late", headline="Sparse kernels too")
+    late.topics.add(topic)
+    assert client.get("/people/", params).context["paginator"].count == 31
+    assert "late" in sum(pages(), [])
+    factories.person(slug="elsewhere", headline="Sparse kernels, no topic")
+    assert "elsewhere" not in sum(pages(), [])
