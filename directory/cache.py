@@ -12,7 +12,9 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.paginator import Paginator
 from django.db import transaction
+from django.utils.functional import cached_property
 
 VERSION_KEY = "directory:data-version"
 APPS = {"directory", "people", "publications", "events"}
@@ -44,6 +46,21 @@ def remember(parts: list[Any], compute: Callable[[], Any]) -> Any:
         value = compute()
         cache.set(key, value, TIMEOUT)
     return value
+
+
+class CountedPaginator(Paginator):
+    """A Paginator that remembers its count under `key` (see `remember`)."""
+
+    def __init__(self, object_list, per_page, *, key: list | None = None, **kwargs):
+        super().__init__(object_list, per_page, **kwargs)
+        self.key = key
+
+    @cached_property
+    def count(self) -> int:
+        counted = Paginator.count.func
+        if self.key is None:
+            return counted(self)
+        return remember(["count", *self.key], lambda: counted(self))
 
 
 def changed(sender, **kwargs) -> None:

@@ -2,11 +2,10 @@
 
 from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django_filters.views import FilterView
 
-from directory.cache import data_version
+from directory.cache import CountedPaginator, data_version
 from directory.search import get_engine, parse
 
 
@@ -35,7 +34,9 @@ class FacetedSearchView(FilterView):
 
     def paginate_queryset(self, queryset, page_size):
         # A bad or out-of-range page number shows the nearest real page, not an error.
-        paginator = Paginator(queryset, page_size)
+        paginator = CountedPaginator(
+            queryset, page_size, key=self.filterset.results_key()
+        )
         if self.query and paginator.count == 0:
             # Tolerate typos: when nothing matches, search for the closest known words.
             suggestion = get_engine().suggest(self.query)
@@ -46,7 +47,9 @@ class FacetedSearchView(FilterView):
                 self.filterset = self.get_filterset_class()(
                     data, queryset=self.get_queryset(), request=self.request
                 )
-                paginator = Paginator(self.filterset.qs, page_size)
+                paginator = CountedPaginator(
+                    self.filterset.qs, page_size, key=self.filterset.results_key()
+                )
         page = paginator.get_page(self.request.GET.get("page"))
         return paginator, page, page.object_list, page.has_other_pages()
 

@@ -194,6 +194,15 @@ class YearsFilter(django_filters.MultipleChoiceFilter):
         return qs.filter(**{f"{self.field_name}__in": value})
 
 
+def chosen(records: QuerySet | list | None) -> bool:
+    """Whether a multiple-choice filter's cleaned value selects anything."""
+    if not isinstance(records, QuerySet):
+        return bool(records)
+    # No choice cleans to `queryset.none()`, which `bool()` would compile as SQL
+    # (only to find it empty); a choice was already fetched when it was cleaned.
+    return not records.query.is_empty() and bool(records)
+
+
 @extend_schema_field({"type": "array", "items": {"type": "string", "format": "slug"}})
 class TopicFilter(django_filters.ModelMultipleChoiceFilter):
     """Topics by slug; a topic includes everything below it."""
@@ -206,7 +215,7 @@ class TopicFilter(django_filters.ModelMultipleChoiceFilter):
         super().__init__(*args, **kwargs)
 
     def filter(self, qs, value):
-        if not value:
+        if not chosen(value):
             return qs
         subtree = Topic.objects.subtree_ids([t.slug for t in value])
         tagged = qs.model.objects.filter(**{f"{self.relation}__in": subtree})
@@ -224,7 +233,7 @@ class RelatedFilter(django_filters.ModelMultipleChoiceFilter):
         super().__init__(**kwargs)
 
     def filter(self, qs, value):
-        if not value:
+        if not chosen(value):
             return qs
         # A subquery rather than a join, so no record is repeated.
         related = qs.model.objects.filter(**{f"{self.path}__in": value})
@@ -256,6 +265,15 @@ class FacetedFilterSet(django_filters.FilterSet):
         if cls.facets:
             FACETED_FILTERSETS.append(cls)
 
+    def get_form_class(self) -> type:
+        # Every filter's form field is static (no choices or querysets depend on
+        # the request), so the form class is built once per FilterSet class.
+        form_class = type(self).__dict__.get("_form_class")
+        if form_class is None:
+            form_class = super().get_form_class()
+            type(self)._form_class = form_class
+        return form_class
+
     def filter_queryset(
         self, queryset: QuerySet, *, without: str | None = None
     ) -> QuerySet:
@@ -286,14 +304,18 @@ class FacetedFilterSet(django_filters.FilterSet):
             *then,
             text_only=self.text_only(),
             rows=self.queryset,
-            # The base queryset's own conditions too: a page and an API endpoint
-            # may share a FilterSet over different records.
-            key=[
-                type(self).__name__,
-                str(self.queryset.query.where),
-                self._cache_params(),
-            ],
+            key=self.results_key(),
         )
+
+    def results_key(self) -> list:
+        """What the results depend on besides the data, to remember their count."""
+        # The base queryset's own conditions too: a page and an API endpoint may
+        # share a FilterSet over different records.
+        return [
+            type(self).__name__,
+            str(self.queryset.query.where),
+            self._cache_params(),
+        ]
 
     def text_only(self) -> bool:
         """Whether the text query is the only filter narrowing the results."""

@@ -2,6 +2,8 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
+from directory.cache import CountedPaginator
+
 MAX_PAGE_SIZE = 200
 
 PAGE_PARAMETERS = [
@@ -17,6 +19,17 @@ class Pagination(PageNumberPagination):
     page_size = 25
     page_size_query_param = "page_size"
     max_page_size = MAX_PAGE_SIZE
+
+    def paginate_queryset(self, queryset, request, view=None) -> list | None:
+        # A faceted list's count is remembered, like its facets.
+        filterset = getattr(view, "filterset", None)
+        self.count_key = (
+            filterset.results_key() if hasattr(filterset, "results_key") else None
+        )
+        return super().paginate_queryset(queryset, request, view)
+
+    def django_paginator_class(self, object_list, per_page) -> CountedPaginator:
+        return CountedPaginator(object_list, per_page, key=self.count_key)
 
     def get_page_size(self, request) -> int:
         raw = request.query_params.get(self.page_size_query_param)

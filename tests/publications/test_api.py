@@ -175,6 +175,21 @@ def test_a_filtered_list_takes_three_queries_plus_one_per_facet(
     assert all(len(p["authors"]) == 12 and len(p["topics"]) == 2 for p in results)
 
 
+def test_a_lists_count_is_remembered_until_the_next_write(
+    api, db, django_assert_max_num_queries
+):
+    for _ in range(3):
+        factories.publication(year=2021)
+    factories.publication(year=2022)
+    assert api.get("/api/publications/", {"year": "2021"}).json()["count"] == 3
+    with django_assert_max_num_queries(1):  # the page only
+        again = api.get("/api/publications/", {"year": "2021", "ordering": "title"})
+    assert again.json()["count"] == 3
+    factories.publication(year=2021)
+    assert api.get("/api/publications/", {"year": "2021"}).json()["count"] == 4
+    assert api.get("/api/publications/", {"year": "2022"}).json()["count"] == 1
+
+
 def test_nested_rows_keep_their_order_and_types(api, db):
     member = factories.person()
     pub = factories.publication(authors=["Zoe First", member, "Al Third"])
