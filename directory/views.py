@@ -3,10 +3,12 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.defaults import page_not_found
 from django.views.defaults import server_error as site_server_error
 from django.views.generic import TemplateView
 
+from directory.cache import data_version
 from directory.models import Topic
 from directory.search import get_engine, parse
 from events.filters import EventFilter
@@ -26,8 +28,11 @@ class HomeView(TemplateView):
         context = super().get_context_data(**kwargs)
         members = Person.objects.current().for_cards().by_role()
         context.update(
+            # The lists are rendered once per data version and day (the template
+            # caches them), so they stay lazy here.
+            cache_key=f"{data_version()}:{timezone.localdate().isoformat()}",
             members=members[:HOME_MEMBERS],
-            member_count=members.count(),
+            all_members=members,
             news=Event.objects.news().past().for_lists()[:8],
             upcoming=Event.objects.upcoming().for_lists()[:5],
             recent_talks=Event.objects.talks().past().for_lists()[:5],

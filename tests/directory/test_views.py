@@ -1,7 +1,13 @@
+import datetime
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
+
+from tests import factories
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 
@@ -22,6 +28,23 @@ def test_home_shows_members_news_and_publications(
         "Cornell RL Seminar Weekly" in talks and "Cornell RL Seminar Weekly" not in news
     )
     assert "Panel Discussion" not in news
+
+
+def test_home_lists_are_rendered_once_until_the_next_write_or_day(
+    client, demo_lab, django_assert_max_num_queries, monkeypatch
+):
+    client.get("/")
+    with django_assert_max_num_queries(1):
+        again = client.get("/")
+    assert "Jingwei Zuo" in again.content.decode()
+    factories.person(display_name="Newly Arrived", status="current")
+    assert "Newly Arrived" in client.get("/").content.decode()
+    # The next day, upcoming events may have become past ones.
+    tomorrow = timezone.localdate() + datetime.timedelta(days=1)
+    monkeypatch.setattr(timezone, "localdate", lambda: tomorrow)
+    with CaptureQueriesContext(connection) as next_day:
+        client.get("/")
+    assert len(next_day.captured_queries) > 1
 
 
 @pytest.mark.parametrize(
