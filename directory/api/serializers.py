@@ -27,6 +27,22 @@ class ModelCleanMixin:
         return attrs
 
 
+class BuiltOnceMixin:
+    """Derive a ModelSerializer's fields from its model once per class.
+
+    DRF derives them on every instantiation, which was a third of the time spent
+    serialising a 25-item page; a copy of the fields built once is cheaper.
+    """
+
+    def get_fields(self) -> dict:
+        cls = type(self)
+        built = cls.__dict__.get("_built_fields")
+        if built is None:
+            built = super().get_fields()
+            cls._built_fields = built
+        return copy.deepcopy(built)
+
+
 class SlugRelatedField(serializers.SlugRelatedField):
     """A record named by its slug; a NUL character is an invalid value.
 
@@ -40,7 +56,7 @@ class SlugRelatedField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
-class TopicBriefSerializer(serializers.HyperlinkedModelSerializer):
+class TopicBriefSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:topic-detail", lookup_field="slug")
 
     class Meta:
@@ -48,7 +64,9 @@ class TopicBriefSerializer(serializers.HyperlinkedModelSerializer):
         fields = ["url", "slug", "name"]
 
 
-class OrganizationBriefSerializer(serializers.HyperlinkedModelSerializer):
+class OrganizationBriefSerializer(
+    BuiltOnceMixin, serializers.HyperlinkedModelSerializer
+):
     url = SlugIdentityField(view_name="api:organization-detail", lookup_field="slug")
 
     class Meta:

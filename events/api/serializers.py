@@ -2,6 +2,7 @@ from rest_framework import serializers
 
 from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
 from directory.api.serializers import (
+    BuiltOnceMixin,
     ModelCleanMixin,
     SlugRelatedField,
     TopicBriefSerializer,
@@ -19,7 +20,7 @@ class EventLinkSerializer(serializers.ModelSerializer):
         fields = ["kind", "label", "url"]
 
 
-class EventSerializer(serializers.HyperlinkedModelSerializer):
+class EventSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:event-detail", lookup_field="slug")
     people = PersonBriefSerializer(many=True)
     publication = SlugRelatedLinkField(

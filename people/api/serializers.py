@@ -2,6 +2,7 @@ from rest_framework import serializers
 
 from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
 from directory.api.serializers import (
+    BuiltOnceMixin,
     ModelCleanMixin,
     OrganizationBriefSerializer,
     SlugRelatedField,
@@ -173,7 +174,7 @@ class InterestSerializer(serializers.ModelSerializer):
         fields = ["title", "description"]
 
 
-class PersonSerializer(serializers.HyperlinkedModelSerializer):
+class PersonSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
     """A member as listed: names in every script, role, organisation, topics."""
 
     url = SlugIdentityField(view_name="api:person-detail", lookup_field="slug")

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
 from directory.api.serializers import (
+    BuiltOnceMixin,
     ModelCleanMixin,
     SlugRelatedField,
     TopicBriefSerializer,
@@ -15,7 +16,7 @@ from people.models import Person
 from publications.models import Authorship, Publication, PublicationLink, Venue
 
 
-class VenueBriefSerializer(serializers.HyperlinkedModelSerializer):
+class VenueBriefSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:venue-detail", lookup_field="slug")
 
     class Meta:
@@ -115,7 +116,7 @@ class LinkRowsField(RowsField):
 
 # Reads records of `PublicationSerializer.queryset()`, whose one query carries the
 # authors, topics and links as JSON rows (no prefetch query, no model per row).
-class PublicationSerializer(serializers.HyperlinkedModelSerializer):
+class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:publication-detail", lookup_field="slug")
     venue = VenueBriefSerializer(allow_null=True)
     authors = AuthorRowsField(source="author_rows")
