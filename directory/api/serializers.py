@@ -1,6 +1,7 @@
 import copy
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.functional import cached_property
 from rest_framework import serializers
 
 from directory.api.links import SlugIdentityField, slug_url
@@ -41,6 +42,11 @@ class BuiltOnceMixin:
             built = super().get_fields()
             cls._built_fields = built
         return copy.deepcopy(built)
+
+    @cached_property
+    def _readable_fields(self) -> list:
+        # DRF filters the fields again for every record it serialises.
+        return [field for field in self.fields.values() if not field.write_only]
 
 
 class SlugRelatedField(serializers.SlugRelatedField):
