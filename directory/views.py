@@ -74,35 +74,44 @@ TOPIC_LIST_SIZE = 24
 def search(request: HttpRequest) -> HttpResponse:
     """One box over people, publications and events, each group linking to its page."""
     query = parse(request.GET.get("q", ""))
+    context = {
+        "query": query,
+        # Called by the template only when its cached rendering of the results
+        # (per query and data version) is missing.
+        "groups": lambda: search_groups(query),
+        "data_version": data_version(),
+    }
+    return render(request, "directory/search.html", context)
+
+
+def search_groups(query) -> list[dict]:
+    """The top people, publications and events for a query, with their counts."""
     engine = get_engine()
     groups = []
-    if query:
-        sources = [
-            ("People", "person-list", PersonFilter, Person.objects.for_cards()),
-            ("Publications", "publication-list", PublicationFilter,
-             Publication.objects.with_authors()),
-            ("News and events", "event-list", EventFilter, Event.objects.for_lists()),
-        ]  # fmt: skip
-        for label, url_name, filterset_class, queryset in sources:
-            results = filterset_class({"q": query.text}, queryset=queryset).qs
-            top = list(results[:SEARCH_GROUP_SIZE])
-            snippets = engine.cached_snippets(
-                queryset.model, [obj.pk for obj in top], query
-            )
-            for obj in top:
-                obj.snippet = snippets.get(obj.pk, "")
-            groups.append(
-                {
-                    "label": label,
-                    "kind": queryset.model._meta.model_name,
-                    "count": results.count()
-                    if len(top) == SEARCH_GROUP_SIZE
-                    else len(top),
-                    "results": top,
-                    "url": f"{reverse(url_name)}?{urlencode({'q': query.text})}",
-                }
-            )
-    return render(request, "directory/search.html", {"query": query, "groups": groups})
+    sources = [
+        ("People", "person-list", PersonFilter, Person.objects.for_cards()),
+        ("Publications", "publication-list", PublicationFilter,
+         Publication.objects.with_authors()),
+        ("News and events", "event-list", EventFilter, Event.objects.for_lists()),
+    ]  # fmt: skip
+    for label, url_name, filterset_class, queryset in sources:
+        results = filterset_class({"q": query.text}, queryset=queryset).qs
+        top = list(results[:SEARCH_GROUP_SIZE])
+        snippets = engine.cached_snippets(
+            queryset.model, [obj.pk for obj in top], query
+        )
+        for obj in top:
+            obj.snippet = snippets.get(obj.pk, "")
+        groups.append(
+            {
+                "label": label,
+                "kind": queryset.model._meta.model_name,
+                "count": results.count() if len(top) == SEARCH_GROUP_SIZE else len(top),
+                "results": top,
+                "url": f"{reverse(url_name)}?{urlencode({'q': query.text})}",
+            }
+        )
+    return groups
 
 
 SEARCH_GROUP_SIZE = 5

@@ -3,8 +3,10 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
 
 from directory.search import get_engine, parse
+from directory.views import search_groups
 from people.models import Person, PersonSearchDocument
 from publications.models import Publication
 from tests import factories
@@ -188,11 +190,30 @@ def test_search_page_groups_results_by_kind(
 ):
     with django_assert_max_num_queries(20):
         response = client.get("/search/", {"q": "attention"})
-    groups = {g["label"]: g for g in response.context["groups"]}
+    groups = {g["label"]: g for g in search_groups(parse("attention"))}
     assert groups["People"]["count"] >= 2
     assert groups["Publications"]["count"] >= 3
     assert groups["Publications"]["url"] == "/publications/?q=attention"
     assert Person.objects.count() == 4 and Publication.objects.count() > 20
+    html = response.content.decode()
+    for group in groups.values():
+        assert f'<a href="{group["url"]}">{group["label"]}</a>' in html
+    for group in groups.values():
+        first = group["results"][0]
+        name = getattr(first, "display_name", None) or first.title
+        assert str(escape(name)) in html
+
+
+def test_search_results_are_rendered_once_until_the_next_write(
+    client, db, django_assert_max_num_queries
+):
+    factories.publication(title="Paged attention kernels")
+    assert "Paged attention kernels" in client.get("/search/?q=paged").content.decode()
+    with django_assert_max_num_queries(0):
+        client.get("/search/?q=paged")
+    factories.publication(title="Paged attention, revisited")
+    html = client.get("/search/?q=paged").content.decode()
+    assert "Paged attention, revisited" in html
 
 
 def test_a_filtered_search_is_remembered_until_the_next_write(client, db, monkeypatch):
