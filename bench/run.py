@@ -151,8 +151,14 @@ def http_lines(result: dict | None) -> list[str]:
     ]  # fmt: skip
     for name, r in runs:
         errors = sum(r[k] for k in r if k.endswith("errors") or k == "timeouts")
+        # Throughput is the median of three runs; all three are shown.
+        rate = f"{r['rps']:.1f}" + (
+            f" ({' / '.join(f'{x:.0f}' for x in r['all_rps'])})"
+            if "all_rps" in r
+            else ""
+        )
         lines.append(
-            f"| {name} | {r['rps']:.1f} | {r['p50_ms']:.1f} | {r['p90_ms']:.1f} | "
+            f"| {name} | {rate} | {r['p50_ms']:.1f} | {r['p90_ms']:.1f} | "
             f"{r['p99_ms']:.1f} | {errors} |"
         )
     rss = ", ".join(f"{m} MB" for m in result["worker_rss_mb"])
@@ -160,7 +166,29 @@ def http_lines(result: dict | None) -> list[str]:
     return lines
 
 
+REFERENCE = """
+import json, time
+started = time.perf_counter()
+total = 0
+for i in range(5_000_000):
+    total += i
+json.dumps([{"id": i, "name": str(i)} for i in range(200_000)])
+print(time.perf_counter() - started)
+"""
+
+
+def reference_seconds() -> float:
+    """How fast the machine is just now: a fixed pure-Python workload, best of 3."""
+    runs = [
+        float(subprocess.run([PYTHON, "-c", REFERENCE], capture_output=True,
+                             text=True, check=True).stdout)
+        for _ in range(3)
+    ]  # fmt: skip
+    return round(min(runs), 2)
+
+
 def markdown(report: dict) -> str:
+    speed = report["reference_seconds"]
     lines = [
         f"# Benchmark {report['date']}",
         "",
@@ -168,6 +196,10 @@ def markdown(report: dict) -> str:
         "warm-up, through the whole Django stack (test client, production settings). "
         "Floor: the same SQL replayed through the bare driver (+ `json.dumps` for API "
         "pages).",
+        "",
+        f"Reference workload (a fixed pure-Python loop, best of 3): {speed['start']} s "
+        f"before the run, {speed['end']} s after it. The machines are shared and their "
+        "speed varies from day to day; compare runs against this figure.",
         "",
     ]
     for vendor, sizes in report["databases"].items():
@@ -203,6 +235,7 @@ def main() -> None:
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}",
         "runs": int(os.environ.get("BENCH_RUNS", "30")),
+        "reference_seconds": {"start": reference_seconds()},
         "databases": {},
     }
     for vendor, urls in database_urls().items():
@@ -219,6 +252,7 @@ def main() -> None:
         report["databases"][vendor]["http"] = run_script(
             "serve.py", urls["full"], BENCH_PATHS=json.dumps(paths)
         )
+    report["reference_seconds"]["end"] = reference_seconds()
     (RESULTS / "latest.json").write_text(json.dumps(report, indent=2))
     (RESULTS / "latest.md").write_text(markdown(report))
     print(markdown(report))
