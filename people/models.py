@@ -30,6 +30,28 @@ class Role(models.TextChoices):
 ROLE_ORDER = {value: index for index, value in enumerate(Role.values)}
 
 
+def profile_prefetches() -> list:
+    """The related records a profile shows (see `prefetch_related_objects`)."""
+    return [
+        "topics",
+        "links",
+        "research_areas",
+        "education__organization",
+        models.Prefetch(
+            "experience",
+            queryset=Experience.objects.select_related(
+                "organization", "publication"
+            ).prefetch_related("links"),
+        ),
+        "awards",
+        "service",
+        "teaching__organization",
+        "open_source__links",
+        "skills",
+        "interests",
+    ]
+
+
 class PersonQuerySet(models.QuerySet):
     def current(self) -> "PersonQuerySet":
         return self.filter(status=Person.Status.CURRENT)
@@ -43,22 +65,7 @@ class PersonQuerySet(models.QuerySet):
     def with_profile(self) -> "PersonQuerySet":
         """Every section of a profile, in a fixed number of queries."""
         return self.select_related("organization").prefetch_related(
-            "topics",
-            "links",
-            "research_areas",
-            "education__organization",
-            models.Prefetch(
-                "experience",
-                queryset=Experience.objects.select_related(
-                    "organization", "publication"
-                ).prefetch_related("links"),
-            ),
-            "awards",
-            "service",
-            "teaching__organization",
-            "open_source__links",
-            "skills",
-            "interests",
+            *profile_prefetches()
         )
 
     def with_role_order(self) -> "PersonQuerySet":

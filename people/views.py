@@ -1,6 +1,10 @@
 from django.conf import settings
+from django.core.cache import cache
+from django.core.cache.utils import make_template_fragment_key
+from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.functional import SimpleLazyObject
 from django.views.generic import DetailView
 
 from directory.cache import data_version, remember
@@ -8,7 +12,7 @@ from directory.faceted import FacetedSearchView
 from events.feeds import calendar_response
 from events.models import Event
 from people.filters import PersonFilter
-from people.models import Person
+from people.models import Person, profile_prefetches
 from people.vcard import person_vcard as build_vcard
 from publications.models import Publication
 
@@ -30,7 +34,23 @@ PROFILE_PUBLICATIONS = 50
 
 
 class PersonDetailView(DetailView):
-    queryset = Person.objects.with_profile()
+    """A profile. Its sections and its JSON-LD are cached fragments (per member and
+    data version): the related records are fetched only to render them."""
+
+    queryset = Person.objects.for_cards()
+
+    def get_object(self, queryset=None) -> Person:
+        person = super().get_object(queryset)
+        self.data_version = data_version()
+        fragments = [
+            make_template_fragment_key("profile", [person.pk, self.data_version]),
+            make_template_fragment_key(
+                "profile-ld", [person.pk, self.data_version, self.request.get_host()]
+            ),
+        ]
+        if len(cache.get_many(fragments)) < len(fragments):
+            prefetch_related_objects([person], *profile_prefetches())
+        return person
 
     def get_context_data(self, **kwargs) -> dict:
         context = super().get_context_data(**kwargs)
@@ -38,19 +58,22 @@ class PersonDetailView(DetailView):
         publications = Publication.objects.with_authors().filter(
             pk__in=Publication.objects.by_person(person).values("pk")
         )
-        events = list(
-            Event.objects.for_lists().filter(people=person).order_by("-date", "-id")
+        events = SimpleLazyObject(
+            lambda: list(
+                Event.objects.for_lists().filter(people=person).order_by("-date", "-id")
+            )
         )
         context.update(
-            # A long list continues on the faceted publications page. The list is a
-            # cached fragment: the query runs only when the template renders it.
+            # A long list continues on the faceted publications page.
             publications=publications.newest_first()[:PROFILE_PUBLICATIONS],
-            publication_count=remember(
-                ["profile-publication-count", person.pk], publications.count
+            publication_count=SimpleLazyObject(
+                lambda: remember(
+                    ["profile-publication-count", person.pk], publications.count
+                )
             ),
-            data_version=data_version(),
-            news=[e for e in events if not e.is_talk],
-            talks=[e for e in events if e.is_talk],
+            data_version=self.data_version,
+            news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
+            talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
         )
         return context
 

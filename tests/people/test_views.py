@@ -125,6 +125,23 @@ def test_profile_query_count_does_not_grow_with_papers(
     assert response.status_code == 200
 
 
+def test_profile_is_rendered_once_until_the_next_write(
+    client, db, django_assert_max_num_queries
+):
+    person = factories.person(slug="cached-member")
+    person.links.create(kind="homepage", url="https://example.org/me")
+    first = client.get("/people/cached-member/").content.decode()
+    with django_assert_max_num_queries(1):  # the member; the sections are cached
+        again = client.get("/people/cached-member/").content.decode()
+    assert again == first and "https://example.org/me" in again
+    person.awards.create(title="Best Paper Award", year=2025)
+    html = client.get("/people/cached-member/").content.decode()
+    assert "Best Paper Award" in html
+    # JSON-LD carries absolute addresses, so each host name has its own copy.
+    other = client.get("/people/cached-member/", HTTP_HOST="127.0.0.1")
+    assert '"url": "http://127.0.0.1/people/cached-member/"' in other.content.decode()
+
+
 def test_unknown_person_is_a_404(client, db):
     assert client.get("/people/nobody-here/").status_code == 404
 
