@@ -234,7 +234,7 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}",
-        "runs": int(os.environ.get("BENCH_RUNS", "30")),
+        "runs": int(os.environ.get("BENCH_RUNS", "60")),
         "reference_seconds": {"start": reference_seconds()},
         "databases": {},
     }
