@@ -308,7 +308,7 @@ class FacetedFilterSet(django_filters.FilterSet):
         )
 
     def results_key(self) -> list:
-        """What the results depend on besides the data, to remember their count."""
+        """What the results depend on besides the data: a key to remember them by."""
         # The base queryset's own conditions too: a page and an API endpoint may
         # share a FilterSet over different records.
         return [

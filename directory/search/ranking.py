@@ -2,6 +2,8 @@
 
 from django.db.models import QuerySet
 
+from directory.cache import remember
+
 # Rank at most this many candidates; beyond them results follow the fallback order.
 RANKED_CANDIDATES = 1000
 
@@ -30,8 +32,9 @@ class RankedResults:
         """`exact`: every ranked id is known to pass the filters (and `count` is
         the number of results), so neither needs a query of its own. `rows` loads
         ranked records by id (default: `queryset`, filters and all). `key` names
-        the filters; with it, the count and the ranked ids that pass the filters
-        are remembered for the data version (see directory.cache.remember)."""
+        the filters; with it, which ranked ids pass them and which records follow
+        are remembered for the data version (the count is remembered by the
+        paginator, `directory.cache.CountedPaginator`)."""
         self.queryset = queryset
         self.key = key
         self.rows = queryset if rows is None else rows
@@ -43,7 +46,7 @@ class RankedResults:
 
     def count(self) -> int:
         if self._count is None:
-            self._count = self._remember("count", self.queryset.count)
+            self._count = self.queryset.count()
         return self._count
 
     def __len__(self) -> int:
@@ -65,8 +68,6 @@ class RankedResults:
     def _remember(self, what: str, compute):
         if self.key is None:
             return compute()
-        from directory.cache import remember
-
         return remember(["ranked", what, self.model._meta.label, *self.key], compute)
 
     def __getitem__(self, index):
