@@ -1,5 +1,8 @@
 """Fast inserts for bulk loads, below the ORM."""
 
+import contextlib
+from collections.abc import Iterator
+
 from django.db import connection
 
 
@@ -33,3 +36,25 @@ def insert_rows(
             cursor.executemany(
                 sql, [(*row, *defaults) for row in rows[start : start + batch]]
             )
+
+
+@contextlib.contextmanager
+def large_cache(megabytes: int = 256) -> Iterator[None]:
+    """SQLite: a larger page cache for this connection while a bulk write runs.
+
+    The default 2 MB cache cannot hold the indexes of 100,000 rows, so inserts
+    re-read their pages (generating the full lab: 27 -> 23 s). Web workers keep
+    the default, so that their memory stays small.
+    """
+    if connection.vendor != "sqlite":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA cache_size")
+        (previous,) = cursor.fetchone()
+        cursor.execute(f"PRAGMA cache_size = -{megabytes * 1024}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA cache_size = {int(previous)}")

@@ -242,14 +242,16 @@ def generate(*, people: int, publications: int, events: int, seed: int = 1) -> C
     TopicClosure.rebuild()
     leaves = [t for t in topics if t.parent_id is not None]
     rng.shuffle(leaves)
-    topic_weights = _zipf_weights(len(leaves))
+    # Cumulative weights, summed once: random.choices would sum them on every call
+    # (same draws either way).
+    topic_weights = list(itertools.accumulate(_zipf_weights(len(leaves))))
 
     # Research groups of 5-30 members, each with a few focus topics.
     persons, person_topics, groups = [], [], []
     pid = 0
     while pid < people:
         size = min(rng.randint(5, 30), people - pid)
-        focus = rng.choices(leaves, weights=topic_weights, k=4)
+        focus = rng.choices(leaves, cum_weights=topic_weights, k=4)
         org = rng.choice(orgs)
         members = []
         for k in range(size):
@@ -260,35 +262,49 @@ def generate(*, people: int, publications: int, events: int, seed: int = 1) -> C
             chosen = {t.id for t in rng.sample(focus, rng.randint(1, 3))}
             chosen |= {
                 t.id
-                for t in rng.choices(leaves, weights=topic_weights, k=rng.randint(0, 2))
+                for t in rng.choices(
+                    leaves, cum_weights=topic_weights, k=rng.randint(0, 2)
+                )
             }
-            person_topics += [
-                Person.topics.through(person_id=pid, topic_id=t) for t in chosen
-            ]
+            person_topics += [(pid, t) for t in chosen]
         groups.append((members, focus))
     Person.objects.bulk_create(persons, batch_size=2000)
-    Person.topics.through.objects.bulk_create(person_topics, batch_size=5000)
+    insert_rows(Person.topics.through, ["person", "topic"], person_topics)
     _profile_rows(rng, persons, orgs)
 
     # Productivity is heavy-tailed (median about 10, capped near 1,000).
     productivity = {p.id: min(rng.paretovariate(1.2), 200.0) for p in persons}
     papers_of = dict.fromkeys(productivity, 0)
     pubs, authorships, pub_topics = [], [], []
-    group_weights = [sum(productivity[m] for m in members) for members, _ in groups]
-    year_weights = [1.08 ** (y - FIRST_YEAR) for y in range(FIRST_YEAR, LAST_YEAR + 1)]
+    group_weights = list(
+        itertools.accumulate(
+            sum(productivity[m] for m in members) for members, _ in groups
+        )
+    )
+    member_weights = [
+        list(itertools.accumulate(productivity[m] for m in members))
+        for members, _ in groups
+    ]
+    year_weights = list(
+        itertools.accumulate(
+            1.08 ** (y - FIRST_YEAR) for y in range(FIRST_YEAR, LAST_YEAR + 1)
+        )
+    )
+    size_weights = list(itertools.accumulate([8, 10, 9, 7, 5, 3, 2, 1, 1, 1, 1]))
     years = list(range(FIRST_YEAR, LAST_YEAR + 1))
     for n in range(1, publications + 1):
-        members, focus = rng.choices(groups, weights=group_weights)[0]
-        lead = rng.choices(members, weights=[productivity[m] for m in members])[0]
+        g = rng.choices(range(len(groups)), cum_weights=group_weights)[0]
+        members, focus = groups[g]
+        lead = rng.choices(members, cum_weights=member_weights[g])[0]
         if papers_of[lead] >= MAX_PAPERS_PER_PERSON:
             lead = rng.choice(members)
-        size = rng.choices(range(2, 13), weights=[8, 10, 9, 7, 5, 3, 2, 1, 1, 1, 1])[0]
+        size = rng.choices(range(2, 13), cum_weights=size_weights)[0]
         coauthors = [
             m for m in rng.sample(members, min(len(members), size)) if m != lead
         ]
         in_group = [lead, *coauthors[: max(0, size - 1 - rng.randint(0, 2))]]
         topic = rng.choice(focus)
-        year = rng.choices(years, weights=year_weights)[0]
+        year = rng.choices(years, cum_weights=year_weights)[0]
         status = "published"
         if year == LAST_YEAR:
             status = rng.choice(["published", "accepted", "under_review", "preprint"])
@@ -314,7 +330,7 @@ def generate(*, people: int, publications: int, events: int, seed: int = 1) -> C
             authorships.append((n, position, f"{given} {family}", None))
         pub_topics.append((n, topic.id))
         if rng.random() < 0.5:
-            extra = rng.choices(leaves, weights=topic_weights)[0]
+            extra = rng.choices(leaves, cum_weights=topic_weights)[0]
             if extra.id != topic.id:
                 pub_topics.append((n, extra.id))
     pub_fields = ["id", "title", "slug", "year", "venue", "status", "kind", "summary",
@@ -331,7 +347,7 @@ def generate(*, people: int, publications: int, events: int, seed: int = 1) -> C
     kinds = ["news", "talk", "paper", "award", "release", "seminar"]
     for n in range(1, events + 1):
         kind = rng.choices(kinds, weights=[5, 4, 3, 1, 1, 1])[0]
-        topic = rng.choices(leaves, weights=topic_weights)[0]
+        topic = rng.choices(leaves, cum_weights=topic_weights)[0]
         host = rng.choice(orgs).name if kind in ("talk", "seminar") else ""
         date = start + datetime.timedelta(days=rng.randint(0, span))
         evs.append((n, kind, f"event-{n}", f"{kind.capitalize()}: {topic.name}", date,

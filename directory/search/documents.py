@@ -41,6 +41,14 @@ def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
         yield ordered[start : start + CHUNK]
 
 
+def _within(field: str, chunk: list[int]) -> dict[str, object]:
+    """The lookup for a chunk of sorted ids: a range when they run without gaps (a
+    full rebuild), which spares the ORM preparing thousands of parameters."""
+    if chunk[-1] - chunk[0] + 1 == len(chunk):
+        return {f"{field}__gte": chunk[0], f"{field}__lte": chunk[-1]}
+    return {f"{field}__in": chunk}
+
+
 def _grouped(rows: Iterable[tuple]) -> dict[int, list[tuple]]:
     """Rows keyed by their first value (the owning record's id)."""
     groups: dict[int, list[tuple]] = defaultdict(list)
@@ -55,13 +63,13 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
 
     roles = dict(people.Role.choices)
     for chunk in _chunks(ids):
-        rows = people.Person.objects.filter(pk__in=chunk).values_list(
+        rows = people.Person.objects.filter(**_within("pk", chunk)).values_list(
             "pk", "display_name", "given_name", "family_name", "preferred_name",
             "native_name", "headline", "position_title", "role", "team",
             "organization__name", "organization__short_name", "bio", "research_summary",
             "location",
         )  # fmt: skip
-        of = {"person_id__in": chunk}
+        of = _within("person_id", chunk)
         # Related rows in a fixed order, so that the same data always make the
         # same document (a restored backup included), whatever the row order.
         person_topics = _grouped(
@@ -97,18 +105,21 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
         authored = _grouped(
             Authorship.objects.filter(**of).values_list("person_id", "publication_id")
         )
-        pub_ids = {pub for pubs in authored.values() for (pub,) in pubs}
-        pub_text = {
-            pk: _join(title, summary)
-            for pk, title, summary in Publication.objects.filter(
-                pk__in=pub_ids
-            ).values_list("pk", "title", "summary")
-        }
+        # The chunk's papers by a subquery, not a list of tens of thousands of ids;
+        # each paper's text (with its topics) is joined once, not once per author.
+        pub_ids = Authorship.objects.filter(**of).values("publication_id")
         pub_topics = _grouped(
             Publication.topics.through.objects.filter(publication_id__in=pub_ids)
             .order_by("publication_id", "topic_id")
             .values_list("publication_id", "topic_id")
         )
+        pub_text = {
+            pk: _join(title, summary,
+                      *(topics.get(t, "") for (t,) in pub_topics.get(pk, ())))
+            for pk, title, summary in Publication.objects.filter(
+                pk__in=pub_ids
+            ).values_list("pk", "title", "summary")
+        }  # fmt: skip
         for (pk, display, given, family, preferred, native, headline, title, role, team,
              org, org_short, bio, summary, location) in rows:  # fmt: skip
             a = _join(display, given, family, preferred, native)
@@ -122,11 +133,7 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
                 location,
                 *(_join(*row) for row in experience.get(pk, ())),
                 *(_join(*row) for row in education.get(pk, ())),
-                *(
-                    _join(pub_text.get(pub, ""),
-                          *(topics.get(t, "") for (t,) in pub_topics.get(pub, ())))
-                    for (pub,) in authored.get(pk, ())
-                ),
+                *(pub_text.get(pub, "") for (pub,) in authored.get(pk, ())),
                 *(_join(*row) for table in others for row in table.get(pk, ())),
             )  # fmt: skip
             yield pk, a, b, c, d
@@ -139,17 +146,19 @@ def publication_documents(
 
     kinds = dict(Publication.Kind.choices)
     for chunk in _chunks(ids):
-        rows = Publication.objects.filter(pk__in=chunk).values_list(
+        rows = Publication.objects.filter(**_within("pk", chunk)).values_list(
             "pk", "title", "alternative_title", "summary", "key_results", "venue__name",
             "venue__short_name", "venue_detail", "kind", "doi", "arxiv_id",
         )  # fmt: skip
         authors = _grouped(
-            Authorship.objects.filter(publication_id__in=chunk)
+            Authorship.objects.filter(**_within("publication_id", chunk))
             .order_by("publication_id", "position")
             .values_list("publication_id", "name")
         )
         pub_topics = _grouped(
-            Publication.topics.through.objects.filter(publication_id__in=chunk)
+            Publication.topics.through.objects.filter(
+                **_within("publication_id", chunk)
+            )
             .order_by("publication_id", "topic_id")
             .values_list("publication_id", "topic_id")
         )
@@ -175,7 +184,7 @@ def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tupl
 
     kinds = dict(Event.Kind.choices)
     for chunk in _chunks(ids):
-        rows = Event.objects.filter(pk__in=chunk).values_list(
+        rows = Event.objects.filter(**_within("pk", chunk)).values_list(
             "pk",
             "title",
             "description",
@@ -185,12 +194,12 @@ def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tupl
             "publication__title",
         )
         people = _grouped(
-            Event.people.through.objects.filter(event_id__in=chunk)
+            Event.people.through.objects.filter(**_within("event_id", chunk))
             .order_by("event_id", "person_id")
             .values_list("event_id", "person__display_name")
         )
         event_topics = _grouped(
-            Event.topics.through.objects.filter(event_id__in=chunk)
+            Event.topics.through.objects.filter(**_within("event_id", chunk))
             .order_by("event_id", "topic_id")
             .values_list("event_id", "topic_id")
         )

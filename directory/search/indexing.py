@@ -65,16 +65,17 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
     rows = list(resource.build(ids, topic_texts() if topics is None else topics))
     built = {row[0] for row in rows}
     document.objects.filter(pk__in=existing - built).delete()
-    to_create, to_update, words = [], [], set()
-    for pk, a, b, c, d in rows:
-        doc = document(**{pk_name: pk, "a": a, "b": b, "c": c, "d": d})
-        (to_update if pk in existing else to_create).append(doc)
-        words |= words_of(f"{a}\n{b}\n{c}")
+    words = words_of("\n".join(f"{a}\n{b}\n{c}" for _, a, b, c, _ in rows))
     insert_rows(
         document,
         [pk_name, "a", "b", "c", "d"],
-        [(getattr(d, pk_name), d.a, d.b, d.c, d.d) for d in to_create],
+        [row for row in rows if row[0] not in existing],
     )
+    to_update = [
+        document(**{pk_name: pk, "a": a, "b": b, "c": c, "d": d})
+        for pk, a, b, c, d in rows
+        if pk in existing
+    ]
     document.objects.bulk_update(to_update, ["a", "b", "c", "d"], batch_size=500)
     if connection.vendor == "postgresql":
         from directory.search.engines import PostgresEngine
@@ -94,11 +95,18 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
 def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
     """Drop and rebuild the documents (and the index built from them) from scratch.
 
-    Each kind is rebuilt in one transaction. On PostgreSQL the GIN index is dropped
-    first and built again at the end in one pass rather than row by row (full
-    generated lab: 37.6 -> 33.4 s); searches of that kind wait for the transaction.
+    Each kind is rebuilt in one transaction, and its full-text index in one pass
+    at the end rather than row by row: on PostgreSQL the GIN index is dropped first
+    and built again (full generated lab: 37.6 -> 33.4 s); on SQLite the FTS5 triggers
+    are dropped and the index rebuilt from the table (publications: 11 -> 4 s).
+    Searches and writes of that kind wait for the transaction.
     """
-    from directory.search.operations import fts_table, gin_index_sql
+    from directory.search.operations import (
+        TRIGGER_SUFFIXES,
+        fts_table,
+        gin_index_sql,
+        sqlite_triggers,
+    )
 
     topics = topic_texts()
     counts = {}
@@ -108,6 +116,9 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
         with transaction.atomic(), connection.cursor() as cursor:
             if connection.vendor == "postgresql":
                 cursor.execute(f'DROP INDEX IF EXISTS "{table}_vector_gin"')
+            elif connection.vendor == "sqlite":
+                for suffix in TRIGGER_SUFFIXES:
+                    cursor.execute(f'DROP TRIGGER IF EXISTS "{table}_{suffix}"')
             resource.document.objects.all().delete()
             ids = list(resource.model.objects.values_list("pk", flat=True))
             counts[kind] = index(kind, ids, topics) if ids else 0
@@ -119,6 +130,9 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
             elif connection.vendor == "sqlite":
                 fts = fts_table(table)
                 cursor.execute(f'INSERT INTO "{fts}"("{fts}") VALUES (\'rebuild\')')
+                pk = resource.document._meta.pk.column
+                for statement in sqlite_triggers(table, pk):
+                    cursor.execute(statement)
     return counts
 
 

@@ -3,6 +3,8 @@
 from django.db.migrations.operations.base import Operation
 
 PG_CONFIG = "directory_search"
+TRIGGER_SUFFIXES = ("ai", "ad", "au")
+FTS_COLUMNS = "a, b, c, d"
 
 
 def fts_table(db_table: str) -> str:
@@ -47,7 +49,7 @@ class CreateFullTextIndex(Operation):
         table = model._meta.db_table
         vendor = schema_editor.connection.vendor
         if vendor == "sqlite":
-            for suffix in ("ai", "ad", "au"):
+            for suffix in TRIGGER_SUFFIXES:
                 schema_editor.execute(f'DROP TRIGGER IF EXISTS "{table}_{suffix}"')
             schema_editor.execute(f'DROP TABLE IF EXISTS "{fts_table(table)}"')
         elif vendor == "postgresql":
@@ -60,8 +62,19 @@ def gin_index_sql(table: str) -> str:
 
 
 def _sqlite_create(table: str, pk: str) -> list[str]:
+    return [
+        # Porter stems (quantized ~ quantization); accents fold (Jürgensen).
+        f'CREATE VIRTUAL TABLE "{fts_table(table)}" USING fts5({FTS_COLUMNS}, '
+        f'content="{table}", content_rowid="{pk}", '
+        "tokenize='porter unicode61 remove_diacritics 2')",
+        *sqlite_triggers(table, pk),
+    ]
+
+
+def sqlite_triggers(table: str, pk: str) -> list[str]:
+    """The triggers that keep a document table's FTS5 index in step, row by row."""
     fts = fts_table(table)
-    cols = "a, b, c, d"
+    cols = FTS_COLUMNS
     new = "new.a, new.b, new.c, new.d"
     old = "old.a, old.b, old.c, old.d"
     delete_old = (
@@ -70,9 +83,6 @@ def _sqlite_create(table: str, pk: str) -> list[str]:
     )
     insert_new = f'INSERT INTO "{fts}"(rowid, {cols}) VALUES (new."{pk}", {new});'
     return [
-        # Porter stems (quantized ~ quantization); accents fold (Jürgensen).
-        f'CREATE VIRTUAL TABLE "{fts}" USING fts5({cols}, content="{table}", '
-        f"content_rowid=\"{pk}\", tokenize='porter unicode61 remove_diacritics 2')",
         f'CREATE TRIGGER "{table}_ai" AFTER INSERT ON "{table}" BEGIN {insert_new} END',
         f'CREATE TRIGGER "{table}_ad" AFTER DELETE ON "{table}" BEGIN {delete_old} END',
         f'CREATE TRIGGER "{table}_au" AFTER UPDATE ON "{table}" BEGIN '

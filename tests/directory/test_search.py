@@ -181,6 +181,35 @@ def test_rebuild_command_restores_a_lost_index(client, demo_lab):
     assert _people(client, q="祝磊") == ["lei-zhu"]
 
 
+def test_a_rebuilt_index_follows_later_edits(client, demo_lab):
+    # The rebuild indexes in one pass with the per-row triggers (SQLite) or the GIN
+    # index (PostgreSQL) set aside; both must be back afterwards.
+    call_command("rebuild_search_index", verbosity=0)
+    person = Person.objects.get(slug="lei-zhu")
+    person.headline = "Zymurgy"
+    person.save()
+    assert _people(client, q="zymurgy") == ["lei-zhu"]
+    person.delete()
+    assert _people(client, q="zymurgy") == []
+
+
+def test_a_failed_rebuild_leaves_the_index_as_it_was(client, demo_lab, monkeypatch):
+    from directory.search import indexing
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(indexing, "insert_rows", broken)
+    with pytest.raises(RuntimeError):
+        indexing.rebuild(["person"])
+    monkeypatch.undo()
+    assert _people(client, q="祝磊") == ["lei-zhu"]
+    person = Person.objects.get(slug="lei-zhu")
+    person.headline = "Zymurgy"
+    person.save()
+    assert _people(client, q="zymurgy") == ["lei-zhu"]
+
+
 def test_engine_follows_the_database(db):
     assert get_engine().vendor == connection.vendor
 
