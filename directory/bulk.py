@@ -1,6 +1,7 @@
 """Fast inserts for bulk loads, below the ORM."""
 
 import contextlib
+import gc
 from collections.abc import Iterator
 
 from django.db import connection
@@ -58,3 +59,22 @@ def large_cache(megabytes: int = 256) -> Iterator[None]:
     finally:
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA cache_size = {int(previous)}")
+
+
+@contextlib.contextmanager
+def without_cycle_collection() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a bulk load runs.
+
+    A load keeps hundreds of thousands of new objects alive, and the collector
+    walks them again and again to find no garbage (a 10,000-entry BibTeX import:
+    4.4 -> 3.7 s). Reference counting still frees everything as usual; cycles made
+    meanwhile are collected once the block ends. The switch is per process: in a
+    threaded server other requests run without cycle collection for that time.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -36,6 +36,8 @@ from pylatexenc.latex2text import (
     get_default_latex_context_db,
 )
 
+from directory.bulk import without_cycle_collection
+
 # -- writing -----------------------------------------------------------------------
 
 ENTRY_TYPES = {
@@ -222,6 +224,7 @@ def decode_bytes(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
 
 
+@without_cycle_collection()
 def parse_bibtex(text: str) -> ParseResult:
     """Split, expand and decode a BibTeX file; report what cannot be read."""
     crossref = _InheritCrossref()

@@ -15,6 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
+from directory.bulk import without_cycle_collection
 from directory.search import deferred
 from directory.search.indexing import index
 from people.models import Person
@@ -118,6 +119,7 @@ class BibtexImportError(Exception):
         )
 
 
+@without_cycle_collection()
 def publication_import_bibtex(
     *,
     text: str,

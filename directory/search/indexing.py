@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from django.db import connection, transaction
 
-from directory.bulk import insert_rows
+from directory.bulk import insert_rows, without_cycle_collection
 from directory.cache import bump
 from directory.models import SearchTerm
 from directory.search.documents import topic_texts
@@ -91,6 +91,7 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
     return len(rows)
 
 
+@without_cycle_collection()
 @transaction.atomic
 def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
     """Drop and rebuild the documents (and the index built from them) from scratch.

@@ -3,7 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from directory.bulk import large_cache
+from directory.bulk import large_cache, without_cycle_collection
 from directory.generate import SCALES, generate
 from directory.search.indexing import rebuild
 from people.models import Person
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             raise CommandError(
                 "The database already has people: generate into an empty one."
             )
-        with large_cache():
+        with large_cache(), without_cycle_collection():
             started = time.perf_counter()
             counts = generate(
                 people=people,
