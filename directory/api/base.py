@@ -1,5 +1,6 @@
 from django.db import transaction
 from django.db.models import Model, QuerySet
+from django.utils import timezone
 from django.utils.http import http_date, parse_etags
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -17,6 +18,7 @@ from directory.api.errors import (
     PreconditionFailed,
 )
 from directory.api.pagination import PAGE_PARAMETERS, Pagination
+from directory.cache import remember
 
 # Query parameters every list endpoint understands besides its filters.
 COMMON_PARAMETERS = {"page", "page_size", "format", "facets", "ordering"}
@@ -169,6 +171,27 @@ class FacetedViewSet(ReadWriteViewSet):
         return names
 
     def list(self, request: Request, *args, **kwargs) -> Response:
+        """A page of records; the same for every anonymous client asking for this
+        URL in JSON, so remembered until the next write (like the facet counts) and
+        built once per data version, host and day. Throttles have run by now."""
+        if not self.response_is_shared(request):
+            return self.build_list()
+        key = [
+            "api-list",
+            type(self).__name__,
+            request.build_absolute_uri(),
+            timezone.localdate().isoformat(),
+        ]
+        return Response(remember(key, lambda: self.build_list().data))
+
+    def response_is_shared(self, request: Request) -> bool:
+        return (
+            request.method in ("GET", "HEAD")
+            and not request.user.is_authenticated
+            and request.accepted_renderer.format == "json"
+        )
+
+    def build_list(self) -> Response:
         queryset = self.filtered_queryset()
         facets = self.requested_facets()
         page = self.paginate_queryset(queryset)

@@ -190,6 +190,29 @@ def test_a_lists_count_is_remembered_until_the_next_write(
     assert api.get("/api/publications/", {"year": "2022"}).json()["count"] == 1
 
 
+def test_an_anonymous_list_is_built_once_until_the_next_write(
+    api, editor, db, django_assert_num_queries
+):
+    pub = factories.publication(title="Before", year=2021)
+    url = "/api/publications/?year=2021&facets=year"
+    first = api.get(url).json()
+    with django_assert_num_queries(0):
+        again = api.get(url)
+    assert again.json() == first and again["Content-Type"] == "application/json"
+    # Another host gets its own absolute links; BibTeX is not the JSON remembered.
+    other = api.get(url, HTTP_HOST="localhost").json()
+    assert other["results"][0]["url"].startswith("http://localhost/")
+    assert first["results"][0]["url"].startswith("http://testserver/")
+    assert api.get(url + "&format=bibtex").content.decode().startswith("@")
+    # Signed-in clients are answered from the database every time.
+    with django_assert_num_queries(3, exact=False):
+        editor.get(url)
+    pub.title = "After"
+    pub.save()
+    assert api.get(url).json()["results"][0]["title"] == "After"
+    assert editor.get(url).json()["results"][0]["title"] == "After"
+
+
 def test_nested_rows_keep_their_order_and_types(api, db):
     member = factories.person()
     pub = factories.publication(authors=["Zoe First", member, "Al Third"])
