@@ -106,7 +106,7 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
             Authorship.objects.filter(**of).values_list("person_id", "publication_id")
         )
         # The chunk's papers by a subquery, not a list of tens of thousands of ids;
-        # each paper's text (with its topics) is joined once, not once per author.
+        # each paper's text is joined once, not once per author.
         pub_ids = Authorship.objects.filter(**of).values("publication_id")
         pub_topics = _grouped(
             Publication.topics.through.objects.filter(publication_id__in=pub_ids)
@@ -114,12 +114,11 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
             .values_list("publication_id", "topic_id")
         )
         pub_text = {
-            pk: _join(title, summary,
-                      *(topics.get(t, "") for (t,) in pub_topics.get(pk, ())))
+            pk: _join(title, summary)
             for pk, title, summary in Publication.objects.filter(
                 pk__in=pub_ids
             ).values_list("pk", "title", "summary")
-        }  # fmt: skip
+        }
         for (pk, display, given, family, preferred, native, headline, title, role, team,
              org, org_short, bio, summary, location) in rows:  # fmt: skip
             a = _join(display, given, family, preferred, native)
@@ -134,6 +133,13 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[tup
                 *(_join(*row) for row in experience.get(pk, ())),
                 *(_join(*row) for row in education.get(pk, ())),
                 *(pub_text.get(pub, "") for (pub,) in authored.get(pk, ())),
+                # The topics of their papers, each once: repeated for every paper
+                # they were half of the text of a prolific member's document.
+                *(
+                    topics.get(t, "")
+                    for t in sorted({t for (pub,) in authored.get(pk, ())
+                                     for (t,) in pub_topics.get(pub, ())})
+                ),
                 *(_join(*row) for table in others for row in table.get(pk, ())),
             )  # fmt: skip
             yield pk, a, b, c, d
