@@ -1,10 +1,12 @@
 """generate_lab: a realistic directory, the same for the same seed, searchable."""
 
 import hashlib
+import io
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
 from directory.models import Organization, Topic
@@ -73,3 +75,21 @@ def test_refuses_a_database_that_already_has_people():
     generate(1)
     with pytest.raises(CommandError, match="empty"):
         generate(2)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL keys")
+def test_foreign_keys_are_back_and_checked_after_generation():
+    def keys():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+                "FROM pg_constraint WHERE contype = 'f' ORDER BY 1, 2"
+            )
+            return cursor.fetchall()
+
+    before = keys()
+    call_command("generate_lab", *SIZE, "--no-index", stdout=io.StringIO())
+    assert keys() == before
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Authorship.objects.create(publication_id=10**9, position=1, name="Nobody")
+        connection.check_constraints()
