@@ -8,6 +8,7 @@ import contextlib
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 from django.db import connection, transaction
 
@@ -135,6 +136,26 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
                 for statement in sqlite_triggers(table, pk):
                     cursor.execute(statement)
     return counts
+
+
+def rebuild_in_parallel(kinds: Iterable[str] | None = None) -> dict[str, int]:
+    """`rebuild`, one kind per thread, connection and transaction, on PostgreSQL
+    outside a transaction: the server computes one kind's search vectors while
+    Python builds the next kind's documents (the full generated lab: 54 -> 33 s).
+    Each kind commits on its own. Elsewhere, the same as `rebuild`.
+    """
+    kinds = list(kinds or resources())
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return rebuild(kinds)
+
+    def one(kind: str) -> dict[str, int]:
+        try:
+            return rebuild([kind])
+        finally:
+            connection.close()  # this thread's own connection
+
+    with ThreadPoolExecutor(len(kinds)) as pool:
+        return {k: n for counts in pool.map(one, kinds) for k, n in counts.items()}
 
 
 def index_missing() -> dict[str, int]:

@@ -11,9 +11,14 @@ from django.db.models import Count
 
 from directory.models import Organization, Topic
 from directory.search import get_engine, parse
-from events.models import Event
-from people.models import Person
-from publications.models import Authorship, Publication, Venue
+from events.models import Event, EventSearchDocument
+from people.models import Person, PersonSearchDocument
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationSearchDocument,
+    Venue,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +98,17 @@ def test_foreign_keys_are_back_and_checked_after_generation():
     with pytest.raises(IntegrityError), transaction.atomic():
         Authorship.objects.create(publication_id=10**9, position=1, name="Nobody")
         connection.check_constraints()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL threads")
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_each_kind_is_indexed_by_its_own_thread(client):
+    # Committed data, so that the indexing threads' connections see it.
+    assert not connection.in_atomic_block
+    call_command("generate_lab", *SIZE, stdout=io.StringIO())
+    assert PersonSearchDocument.objects.count() == Person.objects.count() == 60
+    assert PublicationSearchDocument.objects.count() == Publication.objects.count()
+    assert EventSearchDocument.objects.count() == Event.objects.count() == 50
+    person = Person.objects.order_by("pk").first()
+    found = client.get("/people/", {"q": person.family_name}).context["object_list"]
+    assert person in found

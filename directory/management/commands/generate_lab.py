@@ -5,7 +5,7 @@ from django.db import connection
 
 from directory.bulk import large_cache, without_cycle_collection
 from directory.generate import SCALES, generate
-from directory.search.indexing import rebuild
+from directory.search.indexing import rebuild_in_parallel
 from people.models import Person
 
 
@@ -47,7 +47,7 @@ class Command(BaseCommand):
                 f"and {counts.events} events in {written - started:.1f} s."
             )
             if not options["no_index"]:
-                indexed = rebuild()
+                indexed = rebuild_in_parallel()
                 self.stdout.write(
                     f"Indexed {sum(indexed.values())} documents in "
                     f"{time.perf_counter() - written:.1f} s."
