@@ -37,6 +37,14 @@ def bump() -> None:
     schedule_warm_up()
 
 
+def invalidate() -> None:
+    """Start a new data version now, and again when the transaction commits."""
+    bump()
+    # A read that raced the transaction saw the old rows and may have cached them
+    # under the new version: the second bump leaves that entry behind.
+    transaction.on_commit(bump)
+
+
 def remember(parts: list[Any], compute: Callable[[], Any]) -> Any:
     """The cached value for these key parts, computed once per data version."""
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
@@ -71,9 +79,7 @@ def changed(sender, **kwargs) -> None:
         return
     if kwargs.get("action", "post_").startswith("pre_"):
         return
-    bump()
-    # Again after commit, so a read that raced the transaction cannot keep stale data.
-    transaction.on_commit(bump)
+    invalidate()
 
 
 # Counting every facet over a whole directory is the slowest thing a visitor can

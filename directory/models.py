@@ -2,6 +2,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 
+from directory.cache import invalidate
 from directory.links import slug_path
 
 MIN_YEAR = 1900
@@ -25,7 +26,18 @@ def year_range_constraint(
     )
 
 
-class TopicQuerySet(models.QuerySet):
+class DirectoryQuerySet(models.QuerySet):
+    """A QuerySet whose bulk updates (admin actions) invalidate cached pages, as
+    saves and deletes do through their signals."""
+
+    def update(self, **kwargs) -> int:
+        updated = super().update(**kwargs)
+        if updated:
+            invalidate()
+        return updated
+
+
+class TopicQuerySet(DirectoryQuerySet):
     def roots(self) -> "TopicQuerySet":
         return self.filter(parent__isnull=True)
 

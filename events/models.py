@@ -5,10 +5,10 @@ from django.utils import timezone
 
 from directory.dates import Precision, format_partial
 from directory.links import slug_path
-from directory.models import LinkBase, SearchDocument, Topic
+from directory.models import DirectoryQuerySet, LinkBase, SearchDocument, Topic
 
 
-class EventQuerySet(models.QuerySet):
+class EventQuerySet(DirectoryQuerySet):
     def upcoming(self, today: datetime.date | None = None) -> "EventQuerySet":
         today = today or timezone.localdate()
         return self.filter(date__gte=today).order_by("date", "id")

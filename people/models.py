@@ -4,6 +4,7 @@ from directory.dates import DateRange
 from directory.images import reencode_photo, validate_photo
 from directory.links import slug_path
 from directory.models import (
+    DirectoryQuerySet,
     LinkBase,
     Organization,
     SearchDocument,
@@ -52,7 +53,7 @@ def profile_prefetches() -> list:
     ]
 
 
-class PersonQuerySet(models.QuerySet):
+class PersonQuerySet(DirectoryQuerySet):
     def current(self) -> "PersonQuerySet":
         return self.filter(status=Person.Status.CURRENT)
 

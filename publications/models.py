@@ -4,6 +4,7 @@ from django.db.models import Prefetch
 
 from directory.links import slug_path
 from directory.models import (
+    DirectoryQuerySet,
     LinkBase,
     SearchDocument,
     Topic,
@@ -35,7 +36,7 @@ class Venue(models.Model):
         return self.short_name or self.name
 
 
-class PublicationQuerySet(models.QuerySet):
+class PublicationQuerySet(DirectoryQuerySet):
     def with_authors(self) -> "PublicationQuerySet":
         """Everything a list row shows, in a fixed number of queries."""
         return self.select_related("venue").prefetch_related(

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.db import connection, transaction
 
 from directory.bulk import insert_rows, without_cycle_collection
-from directory.cache import bump
+from directory.cache import invalidate
 from directory.models import SearchTerm
 from directory.search.documents import topic_texts
 from directory.search.query import words_of
@@ -88,7 +88,7 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         batch_size=1000,
     )
     # Bulk writers (imports, generators) fire no signals; they all end up here.
-    bump()
+    invalidate()
     return len(rows)
 
 

@@ -1,0 +1,68 @@
+"""Every write to the directory invalidates what the cache remembers of it: saves
+and deletes through their signals, bulk updates and bulk writers too."""
+
+import pytest
+from django.db import transaction
+from django.urls import reverse
+
+from directory.cache import data_version, remember
+from directory.models import Topic
+from directory.search.indexing import index
+from events.models import Event
+from people.models import Person
+from publications.models import Publication
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def status_counts(client) -> dict[str, int]:
+    response = client.get("/api/people/", {"facets": "status"})
+    assert response.status_code == 200
+    return {o["value"]: o["count"] for o in response.json()["facets"]["status"]}
+
+
+def test_a_bulk_admin_action_shows_at_once_on_remembered_pages(
+    client, admin_client_logged_in
+):
+    person = factories.person(status=Person.Status.CURRENT)
+    assert status_counts(client) == {"current": 1}
+    response = admin_client_logged_in.post(
+        reverse("admin:people_person_changelist"),
+        {"action": "mark_alumni", "_selected_action": [person.pk]},
+    )
+    assert response.status_code == 302
+    assert status_counts(client) == {"alumni": 1}
+
+
+@pytest.mark.parametrize(
+    ("model", "build"),
+    [
+        (Person, factories.person),
+        (Publication, factories.publication),
+        (Event, factories.event),
+        (Topic, factories.topic),
+    ],
+)
+def test_a_bulk_update_starts_a_new_data_version(model, build):
+    record = build()
+    before = data_version()
+    assert model.objects.filter(pk=record.pk + 1000).update(slug="nothing") == 0
+    assert data_version() == before  # nothing matched, nothing to forget
+    model.objects.filter(pk=record.pk).update(slug="renamed")
+    assert data_version() > before
+
+
+def test_a_read_racing_a_bulk_write_is_not_served_after_its_commit(
+    django_capture_on_commit_callbacks,
+):
+    paper = factories.publication(title="Before")
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        Publication.objects.bulk_create(
+            [Publication(title="Bulk", slug="bulk", year=2024)]
+        )
+        index("publication", Publication.objects.values_list("pk", flat=True))
+        # Another request reads now: it cannot see the uncommitted rows, and keeps
+        # what it saw under the version the bulk write has just started.
+        assert remember(["race", paper.pk], lambda: "without the new paper")
+    assert remember(["race", paper.pk], lambda: "with it") == "with it"
