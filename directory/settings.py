@@ -113,6 +113,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         0 if DEBUG else DATABASES["default"]["CONN_MAX_AGE"]
     )
 
+# Read replicas of the primary (comma-separated URLs, e.g. PostgreSQL streaming
+# replicas): anonymous reads go there, everything else to the primary. The caches
+# are invalidated when a write commits, so a replica must have applied the commit
+# by then (synchronous_commit = remote_apply; see the README).
+DATABASE_REPLICAS = []
+for _n, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
+    _replica = dj_database_url.parse(
+        _url, conn_max_age=DATABASES["default"]["CONN_MAX_AGE"], conn_health_checks=True
+    )
+    if _replica["ENGINE"] != DATABASES["default"]["ENGINE"]:
+        raise ImproperlyConfigured(
+            f"DATABASE_REPLICA_URLS: replica {_n} is not the same kind of "
+            "database as DATABASE_URL."
+        )
+    _replica["OPTIONS"] = {**DATABASES["default"].get("OPTIONS", {})}
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica{_n}"] = _replica
+    DATABASE_REPLICAS.append(f"replica{_n}")
+if DATABASE_REPLICAS:
+    DATABASE_ROUTERS = ["directory.routers.PrimaryReplicaRouter"]
+    MIDDLEWARE.insert(2, "directory.routers.replica_reads")
+
 # Local memory by default; CACHE_URL (e.g. redis://127.0.0.1:6379/0) shares it between
 # processes and servers.
 CACHE_URL = env_str("CACHE_URL", "")

@@ -29,3 +29,10 @@ REST_FRAMEWORK = {
 # Warming caches after each write is tested on its own (it starts a thread per
 # committed write); elsewhere it would only slow the tests down.
 WARM_CACHE_AFTER_WRITE = False
+
+# A replica that mirrors the test database, for the read-replica tests (they switch
+# the router on); elsewhere nothing reads from it.
+DATABASES["replica1"] = {  # noqa: F405
+    **DATABASES["default"],  # noqa: F405
+    "TEST": {"MIRROR": "default"},
+}

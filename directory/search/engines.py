@@ -14,7 +14,7 @@ from django.contrib.postgres.search import (
     SearchVector,
     TrigramSimilarity,
 )
-from django.db import connection
+from django.db import connection, connections, router
 from django.db.models import F, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Concat
@@ -42,6 +42,11 @@ def highlight(text: str) -> str:
         .replace(MARK_END, "</mark>")
         .replace("\n", " · ")
     )
+
+
+def _cursor(model):
+    """A cursor on the database the router reads this model from (a replica, say)."""
+    return connections[router.db_for_read(model)].cursor()
 
 
 class Engine:
@@ -128,7 +133,7 @@ class SQLiteEngine(Engine):
     def ranked_ids(self, model, query: Query, limit: int) -> list[int]:
         table = fts_table(resource_for(model).document._meta.db_table)
         weights = ", ".join(str(w) for w in WEIGHTS)
-        with connection.cursor() as cursor:
+        with _cursor(model) as cursor:
             cursor.execute(
                 f'SELECT rowid FROM "{table}" WHERE "{table}" MATCH %s '
                 f'ORDER BY bm25("{table}", {weights}), rowid LIMIT %s',
@@ -138,7 +143,7 @@ class SQLiteEngine(Engine):
 
     def count(self, model, query: Query) -> int:
         table = fts_table(resource_for(model).document._meta.db_table)
-        with connection.cursor() as cursor:
+        with _cursor(model) as cursor:
             cursor.execute(
                 f'SELECT count(*) FROM "{table}" WHERE "{table}" MATCH %s',
                 [self.match_expression(query)],
@@ -150,7 +155,7 @@ class SQLiteEngine(Engine):
             return {}
         table = fts_table(resource_for(model).document._meta.db_table)
         marks = ", ".join(["%s"] * len(ids))
-        with connection.cursor() as cursor:
+        with _cursor(model) as cursor:
             cursor.execute(
                 f'SELECT rowid, snippet("{table}", -1, %s, %s, %s, {SNIPPET_WORDS}) '
                 f'FROM "{table}" WHERE "{table}" MATCH %s AND rowid IN ({marks})',
