@@ -81,11 +81,26 @@ class Facet:
         queryset = queryset.order_by()
         if self.annotate:
             queryset = self.annotate(queryset)
+        value_path, label_path = self.path, self.label_path or self.path
         counter = Count("pk", distinct=True) if self.distinct else Count("*")
+        related = related_rows(queryset.model, self.path) if self.distinct else None
+        if related and not self.annotate:
+            # Counted from the related rows of the records that pass the filters
+            # (a semi-join), rather than by joining every record to all its related
+            # rows first, so the planner can start from the few that pass: people's
+            # venue facet under a search, a topic and a role, on PostgreSQL, 250 ->
+            # 11 ms (with the filters' subqueries from `having`).
+            model, key, first = related
+            queryset = model._default_manager.filter(
+                **{f"{key}__in": queryset.values("pk")}
+            ).order_by()
+            value_path = _replace_first(value_path, first)
+            label_path = _replace_first(label_path, first)
+            counter = Count(key, distinct=True)
         return queryset.values(
             facet=Value(name, output_field=CharField()),
-            value=Cast(self.path, CharField()),
-            label=Cast(self.label_path or self.path, CharField()),
+            value=Cast(value_path, CharField()),
+            label=Cast(label_path, CharField()),
         ).annotate(n=counter)
 
     def options(self, rows: list[dict]) -> list[tuple[str, str, int]]:
@@ -112,6 +127,40 @@ class Facet:
 
     def count(self, queryset: QuerySet, name: str = "") -> list[tuple[str, str, int]]:
         return self.options(list(self.grouped(queryset, name)))
+
+
+def related_rows(model, path: str) -> tuple[Any, str, str] | None:
+    """Where a path through a many-valued relation starts: the model holding one row
+    per related record, its key back to `model`, and the name the path's first step
+    takes there (None for a path along single-valued fields)."""
+    field = model._meta.get_field(path.split("__", 1)[0])
+    if field.many_to_many and not field.auto_created:  # a ManyToManyField
+        through = field.remote_field.through
+        return through, field.m2m_field_name(), field.m2m_reverse_field_name()
+    if field.one_to_many:  # the reverse of a ForeignKey
+        return field.related_model, field.field.name, ""
+    return None
+
+
+def having(model, lookup: str, value) -> QuerySet:
+    """The pks of `model`'s records matching `lookup` (each once), as a subquery.
+
+    Through a many-valued relation the related rows alone answer it, without a join
+    back to `model`: PostgreSQL then plans the outer query from the few matches
+    (a topic filter within a search's venue facet: 118 -> 11 ms).
+    """
+    related = related_rows(model, lookup)
+    if related is None:
+        return model._default_manager.filter(**{lookup: value}).values("pk")
+    rows, key, first = related
+    condition = {_replace_first(lookup, first): value}
+    return rows._default_manager.filter(**condition).order_by().values(key)
+
+
+def _replace_first(path: str, first: str) -> str:
+    """`path` with its first step replaced by `first` (or dropped when it is empty)."""
+    rest = path.split("__", 1)[1]
+    return f"{first}__{rest}" if first else rest
 
 
 def topic_facet(relation: str = "topics") -> Facet:
@@ -218,8 +267,7 @@ class TopicFilter(django_filters.ModelMultipleChoiceFilter):
         if not chosen(value):
             return qs
         subtree = Topic.objects.subtree_ids([t.slug for t in value])
-        tagged = qs.model.objects.filter(**{f"{self.relation}__in": subtree})
-        return qs.filter(pk__in=tagged.values("pk"))
+        return qs.filter(pk__in=having(qs.model, f"{self.relation}__in", subtree))
 
 
 @extend_schema_field({"type": "array", "items": {"type": "string", "format": "slug"}})
@@ -236,8 +284,7 @@ class RelatedFilter(django_filters.ModelMultipleChoiceFilter):
         if not chosen(value):
             return qs
         # A subquery rather than a join, so no record is repeated.
-        related = qs.model.objects.filter(**{f"{self.path}__in": value})
-        return qs.filter(pk__in=related.values("pk"))
+        return qs.filter(pk__in=having(qs.model, f"{self.path}__in", value))
 
 
 class SortFilter(django_filters.ChoiceFilter):
