@@ -45,15 +45,38 @@ def invalidate() -> None:
     transaction.on_commit(bump)
 
 
+def _key(version: int, parts: list[Any]) -> str:
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
+    return f"directory:{version}:{digest.hexdigest()}"
+
+
 def remember(parts: list[Any], compute: Callable[[], Any]) -> Any:
     """The cached value for these key parts, computed once per data version."""
-    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
-    key = f"directory:{data_version()}:{digest.hexdigest()}"
+    key = _key(data_version(), parts)
     value = cache.get(key)
     if value is None:
         value = compute()
         cache.set(key, value, TIMEOUT)
     return value
+
+
+def remember_each(
+    parts: dict[str, list[Any]], compute: Callable[[list[str]], dict[str, Any]]
+) -> dict[str, Any]:
+    """`remember` for several values at once: one cache round trip, and `compute`
+    is given only the names whose values are not cached yet."""
+    if not parts:
+        return {}
+    version = data_version()
+    keys = {name: _key(version, key_parts) for name, key_parts in parts.items()}
+    found = cache.get_many(keys.values())
+    values = {name: found[key] for name, key in keys.items() if key in found}
+    missing = [name for name in parts if name not in values]
+    if missing:
+        computed = compute(missing)
+        cache.set_many({keys[name]: computed[name] for name in missing}, TIMEOUT)
+        values.update(computed)
+    return values
 
 
 class CountedPaginator(Paginator):

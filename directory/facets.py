@@ -19,7 +19,7 @@ from django.http import QueryDict
 from django.utils.module_loading import autodiscover_modules
 from drf_spectacular.utils import extend_schema_field
 
-from directory.cache import remember
+from directory.cache import remember_each
 from directory.models import MAX_YEAR, MIN_YEAR, Topic
 from directory.search.filters import rank_by
 from directory.search.ranking import RankedResults
@@ -417,26 +417,27 @@ class FacetedFilterSet(django_filters.FilterSet):
             for name in wanted
         }
 
-        def compute() -> dict[str, list[tuple[str, str, int]]]:
-            rows: dict[str, list[dict]] = {name: [] for name in wanted}
-            for row in self.facet_query(wanted):
+        def compute(names: list[str]) -> dict[str, list[tuple[str, str, int]]]:
+            rows: dict[str, list[dict]] = {name: [] for name in names}
+            for row in self.facet_query(names):
                 rows[row["facet"]].append(row)
             # The most frequent values, and every selected one, whatever its rank:
             # only these are kept (and cached), however many values a facet has.
             kept = {}
-            for name in wanted:
+            for name in names:
                 options = self.facets[name].options(rows[name])
                 kept[name] = options[:limit] + [
                     o for o in options[limit:] if o[0] in selections[name]
                 ]
             return kept
 
-        kept = (
-            remember(
-                [type(self).__name__, wanted, limit, self._cache_params()], compute
-            )
-            if wanted
-            else {}
+        # Each facet is remembered on its own, so that a page and an API request
+        # asking for some of its facets share their counts (when they filter the
+        # same records: the base queryset's conditions are part of the key).
+        key = [type(self).__name__, str(self.queryset.query.where), limit]
+        params_key = self._cache_params()
+        kept = remember_each(
+            {name: [*key, name, params_key] for name in wanted}, compute
         )
         results = []
         for name in wanted:

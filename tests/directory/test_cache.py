@@ -1,8 +1,11 @@
 """Every write to the directory invalidates what the cache remembers of it: saves
 and deletes through their signals, bulk updates and bulk writers too."""
 
+import re
+
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from directory.cache import data_version, remember
@@ -66,3 +69,31 @@ def test_a_read_racing_a_bulk_write_is_not_served_after_its_commit(
         # what it saw under the version the bulk write has just started.
         assert remember(["race", paper.pk], lambda: "without the new paper")
     assert remember(["race", paper.pk], lambda: "with it") == "with it"
+
+
+def facets_counted(client, path: str, params: dict) -> list[str]:
+    """The facets whose counts the request had to query (not found cached)."""
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(path, params).status_code == 200
+    return sorted(
+        name
+        for query in queries.captured_queries
+        for name in re.findall(r"SELECT '(\w+)' AS \"facet\"", query["sql"])
+    )
+
+
+def test_pages_and_api_requests_share_each_facets_counts(client):
+    factories.publication(year=2024, venue=factories.venue())
+    year = {"year": "2024"}
+    assert facets_counted(client, "/api/publications/", {"facets": "year", **year}) == [
+        "year"
+    ]
+    # The page counts only the facets not counted yet, with the same filters.
+    page = facets_counted(client, "/publications/", year)
+    assert page == ["author", "status", "topic", "venue"]
+    assert (
+        facets_counted(client, "/api/publications/", {"facets": "venue,topic", **year})
+        == []
+    )
+    # Other filters are other counts.
+    assert facets_counted(client, "/api/publications/", {"facets": "year"}) == ["year"]
