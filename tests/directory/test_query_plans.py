@@ -13,8 +13,9 @@ from django.http import QueryDict
 
 from directory.models import SearchTerm
 from directory.search import get_engine, parse
+from events.models import EventSearchDocument
 from people.filters import PersonFilter
-from people.models import Person
+from people.models import Person, PersonSearchDocument
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationSearchDocument
 from tests import factories
@@ -77,3 +78,18 @@ def test_did_you_mean_uses_the_trigram_index(lab):
     plan = SearchTerm.objects.filter(word__trigram_similar="quantisation").explain()
     assert "directory_searchterm_word_trgm" in plan, plan
     assert sequential_scans(plan) == []
+
+
+@pytest.mark.parametrize(
+    "document", [PersonSearchDocument, PublicationSearchDocument, EventSearchDocument]
+)
+def test_search_vectors_are_kept_in_the_row(document):
+    # Every match reads each candidate's vector: out of the row (TOAST), a member's
+    # vector cost a look-up of its own (directory.search.operations).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute "
+            "WHERE attrelid = %s::regclass AND attname = 'vector'",
+            [document._meta.db_table],
+        )
+        assert cursor.fetchone() == ("m",)

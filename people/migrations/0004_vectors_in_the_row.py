@@ -1,0 +1,9 @@
+from django.db import migrations
+
+from directory.search.operations import KeepVectorsInline
+
+
+class Migration(migrations.Migration):
+    dependencies = [("people", "0003_personsearchdocument")]
+
+    operations = [KeepVectorsInline("PersonSearchDocument")]
