@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from django.db import connection, transaction
+from django.db.models.sql import Query
 
 from directory.bulk import insert_rows, without_cycle_collection
 from directory.cache import invalidate
@@ -67,21 +68,19 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
     built = {row[0] for row in rows}
     document.objects.filter(pk__in=existing - built).delete()
     words = words_of("\n".join(f"{a}\n{b}\n{c}" for _, a, b, c, _ in rows))
-    insert_rows(
-        document,
-        [pk_name, "a", "b", "c", "d"],
-        [row for row in rows if row[0] not in existing],
-    )
+    _insert_documents(document, [row for row in rows if row[0] not in existing])
     to_update = [
         document(**{pk_name: pk, "a": a, "b": b, "c": c, "d": d})
         for pk, a, b, c, d in rows
         if pk in existing
     ]
     document.objects.bulk_update(to_update, ["a", "b", "c", "d"], batch_size=500)
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql" and to_update:
         from directory.search.engines import PostgresEngine
 
-        document.objects.filter(pk__in=built).update(vector=PostgresEngine.vector())
+        document.objects.filter(pk__in=existing & built).update(
+            vector=PostgresEngine.vector()
+        )
     SearchTerm.objects.bulk_create(
         [SearchTerm(word=w) for w in sorted(words)],
         ignore_conflicts=True,
@@ -90,6 +89,37 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
     # Bulk writers (imports, generators) fire no signals; they all end up here.
     invalidate()
     return len(rows)
+
+
+def _insert_documents(document, rows: list[tuple], batch: int = 1000) -> None:
+    """Insert new documents (pk, a, b, c, d); on PostgreSQL with their vectors
+    computed in the same statement. Filling them in by an UPDATE afterwards left
+    each row's first version behind: a rebuilt table twice its size, which every
+    broad search then read (the search page for a word in all papers: 142 -> 109 ms
+    with the table compact)."""
+    pk = document._meta.pk
+    if connection.vendor != "postgresql":
+        insert_rows(document, [pk.attname, "a", "b", "c", "d"], rows)
+        return
+    from directory.search.engines import PostgresEngine
+
+    table = document._meta.db_table
+    query = Query(document)
+    vector, vector_params = query.get_compiler(connection=connection).compile(
+        PostgresEngine.vector().resolve_expression(query)
+    )
+    columns = f'"{pk.column}", "a", "b", "c", "d"'
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), batch):
+            chunk = rows[start : start + batch]
+            values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))
+            # The rows are named like the table, so the vector expression (which
+            # names the table's columns) reads them.
+            cursor.execute(
+                f'INSERT INTO "{table}" ({columns}, "vector") SELECT {columns}, '
+                f'{vector} FROM (VALUES {values}) AS "{table}" ({columns})',
+                [*vector_params, *(value for row in chunk for value in row)],
+            )
 
 
 @without_cycle_collection()
@@ -117,16 +147,20 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
         table = resource.document._meta.db_table
         with transaction.atomic(), connection.cursor() as cursor:
             if connection.vendor == "postgresql":
+                # Check the deferred foreign keys now: neither TRUNCATE nor CREATE
+                # INDEX runs on a table with pending trigger events.
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 cursor.execute(f'DROP INDEX IF EXISTS "{table}_vector_gin"')
-            elif connection.vendor == "sqlite":
-                for suffix in TRIGGER_SUFFIXES:
-                    cursor.execute(f'DROP TRIGGER IF EXISTS "{table}_{suffix}"')
-            resource.document.objects.all().delete()
+                # DELETE would leave every old row behind as dead space.
+                cursor.execute(f'TRUNCATE "{table}"')
+            else:
+                if connection.vendor == "sqlite":
+                    for suffix in TRIGGER_SUFFIXES:
+                        cursor.execute(f'DROP TRIGGER IF EXISTS "{table}_{suffix}"')
+                resource.document.objects.all().delete()
             ids = list(resource.model.objects.values_list("pk", flat=True))
             counts[kind] = index(kind, ids, topics) if ids else 0
             if connection.vendor == "postgresql":
-                # Check the deferred foreign keys now: an index cannot be built on a
-                # table with pending trigger events.
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 cursor.execute(gin_index_sql(table))
             elif connection.vendor == "sqlite":

@@ -1,3 +1,5 @@
+import io
+
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
@@ -8,7 +10,7 @@ from django.utils.html import escape
 from directory.search import get_engine, parse
 from directory.views import search_groups
 from people.models import Person, PersonSearchDocument
-from publications.models import Publication
+from publications.models import Publication, PublicationSearchDocument
 from tests import factories
 
 PAGES = ["/people/", "/publications/", "/events/", "/search/"]
@@ -199,7 +201,7 @@ def test_a_failed_rebuild_leaves_the_index_as_it_was(client, demo_lab, monkeypat
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(indexing, "insert_rows", broken)
+    monkeypatch.setattr(indexing, "_insert_documents", broken)
     with pytest.raises(RuntimeError):
         indexing.rebuild(["person"])
     monkeypatch.undo()
@@ -208,6 +210,20 @@ def test_a_failed_rebuild_leaves_the_index_as_it_was(client, demo_lab, monkeypat
     person.headline = "Zymurgy"
     person.save()
     assert _people(client, q="zymurgy") == ["lei-zhu"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL vectors")
+def test_stored_vectors_are_the_documents_search_vectors(demo_lab):
+    from directory.search.engines import PostgresEngine
+
+    person = Person.objects.get(slug="lei-zhu")
+    person.headline = "Zymurgy"
+    person.save()  # an edited document, besides the inserted ones
+    call_command("rebuild_search_index", "publication", stdout=io.StringIO())
+    for document in (PersonSearchDocument, PublicationSearchDocument):
+        rows = document.objects.annotate(expected=PostgresEngine.vector())
+        pairs = list(rows.values_list("vector", "expected"))
+        assert pairs and all(stored == expected for stored, expected in pairs)
 
 
 def test_engine_follows_the_database(db):
