@@ -97,3 +97,15 @@ def test_pages_and_api_requests_share_each_facets_counts(client):
     )
     # Other filters are other counts.
     assert facets_counted(client, "/api/publications/", {"facets": "year"}) == ["year"]
+
+
+def test_the_background_recount_serves_pages_and_api_lists_alike(client):
+    from directory.facets import warm_default_facets
+
+    factories.publication(year=2024, venue=factories.venue())
+    warm_default_facets()
+    assert facets_counted(client, "/publications/", {}) == []
+    assert facets_counted(client, "/people/", {}) == []
+    api = {"facets": "year,venue,topic", "page_size": 50}
+    assert facets_counted(client, "/api/publications/", api) == []
+    assert facets_counted(client, "/api/people/", {"facets": "topic,role"}) == []
