@@ -11,11 +11,8 @@ def fts_table(db_table: str) -> str:
     return f"{db_table}_fts"
 
 
-class CreateFullTextIndex(Operation):
-    """SQLite: an FTS5 external-content table kept in sync by triggers.
-
-    PostgreSQL: a GIN index on the document's tsvector column.
-    """
+class DocumentOperation(Operation):
+    """A change to a document model's table that leaves the model's state alone."""
 
     reversible = True
 
@@ -25,11 +22,18 @@ class CreateFullTextIndex(Operation):
     def state_forwards(self, app_label, state) -> None:
         pass
 
-    def describe(self) -> str:
-        return f"Create the full-text index of {self.model_name}"
-
     def _model(self, app_label, state):
         return state.apps.get_model(app_label, self.model_name)
+
+
+class CreateFullTextIndex(DocumentOperation):
+    """SQLite: an FTS5 external-content table kept in sync by triggers.
+
+    PostgreSQL: a GIN index on the document's tsvector column.
+    """
+
+    def describe(self) -> str:
+        return f"Create the full-text index of {self.model_name}"
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
         model = self._model(app_label, to_state)
@@ -163,7 +167,7 @@ class CreateTrigramIndex(Operation):
         schema_editor.execute(f'DROP INDEX IF EXISTS "{table}_{self.field}_trgm"')
 
 
-class KeepVectorsInline(Operation):
+class KeepVectorsInline(DocumentOperation):
     """PostgreSQL: keep a document table's tsvectors in the row (storage MAIN).
 
     Every match reads the vector of each candidate row. A member's vector, built
@@ -172,14 +176,6 @@ class KeepVectorsInline(Operation):
     10,000-member directory); kept in the row, with the texts moved out instead,
     10 ms, and ranking 43 -> 15 ms. Existing vectors are rewritten to move in.
     """
-
-    reversible = True
-
-    def __init__(self, model_name: str) -> None:
-        self.model_name = model_name
-
-    def state_forwards(self, app_label, state) -> None:
-        pass
 
     def describe(self) -> str:
         return f"Keep the tsvectors of {self.model_name} in the row"
@@ -197,12 +193,12 @@ class KeepVectorsInline(Operation):
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
         if schema_editor.connection.vendor == "postgresql":
-            model = to_state.apps.get_model(app_label, self.model_name)
+            model = self._model(app_label, to_state)
             self._set(schema_editor, model._meta.db_table, "MAIN")
 
     def database_backwards(
         self, app_label, schema_editor, from_state, to_state
     ) -> None:
         if schema_editor.connection.vendor == "postgresql":
-            model = from_state.apps.get_model(app_label, self.model_name)
+            model = self._model(app_label, from_state)
             self._set(schema_editor, model._meta.db_table, "EXTENDED")
