@@ -78,6 +78,7 @@ audit: setup
 check: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo --no-cache
 	@mkdir -p var  # makemigrations reads the migration history of the default database
 	$(RUN_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 

@@ -29,10 +29,11 @@ from django.test import Client  # noqa: E402
 
 # The application as a WSGI server loads it (settings, views, collector set-up).
 import directory.wsgi  # noqa: E402, F401
-from directory.cache import VERSION_KEY, data_version  # noqa: E402
-from directory.search import get_engine, parse  # noqa: E402
+from core.cache import VERSION_KEY, data_version  # noqa: E402
 from people.models import Person  # noqa: E402
 from publications.models import Publication  # noqa: E402
+from search.engines import get_engine  # noqa: E402
+from search.query import parse  # noqa: E402
 
 WARMUP = 3
 # p95 of 60 is the third slowest: steadier than the second slowest of 30 on
@@ -218,7 +219,7 @@ def main() -> None:
     # Anonymous JSON lists are remembered until the next write: measure building
     # them as well (what a signed-in client, or the first client after a write,
     # waits for), so that the stack/floor ratio still describes the code.
-    from directory.api.base import FacetedViewSet
+    from core.api.base import FacetedViewSet
 
     FacetedViewSet.response_is_shared = lambda self, request: False
     results += [

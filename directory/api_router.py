@@ -2,7 +2,7 @@
 
 from rest_framework.routers import DefaultRouter
 
-from directory.api.views import OrganizationViewSet, TopicViewSet
+from core.api.views import OrganizationViewSet, TopicViewSet
 from events.api.views import EventViewSet
 from people.api.views import PersonViewSet
 from publications.api.views import PublicationViewSet, VenueViewSet

@@ -40,10 +40,15 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "csp",
     "axes",
-    "directory",
+    # Dependencies point down this list: lab data over the three domain apps,
+    # over search, over the shared models (app label "directory"); see
+    # docs/architecture.md.
+    "core",
+    "search",
     "people",
     "publications",
     "events",
+    "labdata",
 ]
 
 MIDDLEWARE = [
@@ -77,6 +82,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "directory.context_processors.lab",
             ],
+            # The project package is not an app: its tag library is named here.
+            "libraries": {"page_meta": "directory.templatetags.page_meta"},
         },
     },
 ]
@@ -180,7 +187,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
-AXES_CLIENT_IP_CALLABLE = "directory.client_ip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip"
 # Reverse proxies in front of the app that append to X-Forwarded-For (nginx alone:
 # 1). With 0 the connecting address is the client's, and the header is ignored,
 # since anyone can send it.
@@ -265,21 +272,21 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "directory.api.pagination.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "core.api.pagination.Pagination",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_THROTTLE_CLASSES": [
-        "directory.api.throttling.AnonThrottle",
-        "directory.api.throttling.UserThrottle",
+        "core.api.throttling.AnonThrottle",
+        "core.api.throttling.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_ANON_RATE", "120/minute"),
         "user": env_str("API_USER_RATE", "1200/minute"),
     },
-    "DEFAULT_SCHEMA_CLASS": "directory.api.schema.DirectorySchema",
-    "EXCEPTION_HANDLER": "directory.api.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.DirectorySchema",
+    "EXCEPTION_HANDLER": "core.api.errors.api_exception_handler",
     "URL_FORMAT_OVERRIDE": "format",
     # Throttling keys on the same client address as the sign-in lockout; DRF's
     # default (None) would trust any X-Forwarded-For a client sends.
@@ -310,7 +317,7 @@ SPECTACULAR_SETTINGS = {
         "PublicationKindEnum": "publications.models.Publication.Kind",
         "EventKindEnum": "events.models.Event.Kind",
         "EventLinkKindEnum": "events.models.EventLink.Kind",
-        "OrganizationKindEnum": "directory.models.Organization.Kind",
+        "OrganizationKindEnum": "core.models.Organization.Kind",
         "VenueKindEnum": "publications.models.Venue.Kind",
         "PublicationLinkKindEnum": "publications.models.PublicationLink.Kind",
         "PersonLinkKindEnum": "people.models.PersonLink.Kind",

@@ -3,7 +3,7 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from directory.models import Topic
+from core.models import Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Publication
@@ -14,7 +14,7 @@ class StaticSitemap(Sitemap):
     changefreq = "weekly"
 
     def items(self) -> list[str]:
-        return ["home", "person-list", "publication-list", "event-list"]
+        return ["home", "people:list", "publications:list", "events:list"]
 
     def location(self, item: str) -> str:
         return reverse(item)

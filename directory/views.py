@@ -8,15 +8,16 @@ from django.views.defaults import page_not_found
 from django.views.defaults import server_error as site_server_error
 from django.views.generic import TemplateView
 
-from directory.cache import data_version
-from directory.models import Topic
-from directory.search import get_engine, parse
+from core.cache import data_version
+from core.models import Topic
 from events.filters import EventFilter
 from events.models import Event
 from people.filters import PersonFilter
 from people.models import Person
 from publications.filters import PublicationFilter
 from publications.models import Publication
+from search.engines import get_engine
+from search.query import parse
 
 HOME_MEMBERS = 24
 
@@ -89,10 +90,10 @@ def search_groups(query) -> list[dict]:
     engine = get_engine()
     groups = []
     sources = [
-        ("People", "person-list", PersonFilter, Person.objects.for_cards()),
-        ("Publications", "publication-list", PublicationFilter,
+        ("People", "people:list", PersonFilter, Person.objects.for_cards()),
+        ("Publications", "publications:list", PublicationFilter,
          Publication.objects.with_authors()),
-        ("News and events", "event-list", EventFilter, Event.objects.for_lists()),
+        ("News and events", "events:list", EventFilter, Event.objects.for_lists()),
     ]  # fmt: skip
     for label, url_name, filterset_class, queryset in sources:
         results = filterset_class({"q": query.text}, queryset=queryset).qs

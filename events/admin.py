@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from directory.admin_mixins import VersionedAdminMixin
+from core.admin_mixins import VersionedAdminMixin
 from events.models import Event, EventLink
 
 

@@ -13,9 +13,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 
-from directory.dates import Precision, format_partial
-from directory.structured_data import plain_text
-from directory.text import render_markdown
+from core.dates import Precision, format_partial
+from core.structured_data import plain_text
+from core.text import render_markdown
 from events.models import Event
 
 FEED_SIZE = 50
@@ -40,10 +40,10 @@ class NewsFeed(Feed):
         return settings.LAB_DESCRIPTION
 
     def link(self) -> str:
-        return reverse("event-list")
+        return reverse("events:list")
 
     def feed_url(self) -> str:
-        return reverse("event-feed")
+        return reverse("events:feed")
 
     def items(self):
         return (

@@ -2,18 +2,17 @@ import django_filters
 from django.db.models import Case, CharField, QuerySet, Value, When
 from django.utils import timezone
 
-from directory.facets import (
-    Facet,
+from events.models import Event
+from people.models import Person
+from search.facets import Facet, topic_facet
+from search.filters import (
     FacetedFilterSet,
     RelatedFilter,
+    SearchFilter,
     SortFilter,
     TopicFilter,
     YearsFilter,
-    topic_facet,
 )
-from directory.search.filters import SearchFilter
-from events.models import Event
-from people.models import Person
 
 WHEN = [("upcoming", "Upcoming"), ("past", "Past")]
 SORTS = [("relevance", "Relevance"), ("newest", "Newest"), ("oldest", "Oldest")]

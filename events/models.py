@@ -3,9 +3,10 @@ import datetime
 from django.db import models
 from django.utils import timezone
 
-from directory.dates import Precision, format_partial
-from directory.links import slug_path
-from directory.models import DirectoryQuerySet, LinkBase, SearchDocument, Topic
+from core.dates import Precision, format_partial
+from core.models import DirectoryQuerySet, ExternalLink, Topic
+from core.paths import slug_path
+from search.models import SearchDocument
 
 
 class EventQuerySet(DirectoryQuerySet):
@@ -82,7 +83,7 @@ class Event(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return slug_path("event-detail", self.slug)
+        return slug_path("events:detail", self.slug)
 
     @property
     def is_talk(self) -> bool:
@@ -96,7 +97,7 @@ class Event(models.Model):
         return start
 
 
-class EventLink(LinkBase):
+class EventLink(ExternalLink):
     class Kind(models.TextChoices):
         PAGE = "page", "Page"
         VIDEO = "video", "Video"
@@ -109,7 +110,7 @@ class EventLink(LinkBase):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="links")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PAGE)
 
-    class Meta(LinkBase.Meta):
+    class Meta(ExternalLink.Meta):
         pass
 
 

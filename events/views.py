@@ -2,10 +2,10 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.generic import DetailView
 
-from directory.faceted import FacetedSearchView
 from events.feeds import calendar_response
 from events.filters import EventFilter
 from events.models import Event
+from search.views import FacetedSearchView
 
 
 class EventListView(FacetedSearchView):

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.utils import timezone
 from django.utils.html import format_html
 
-from directory.admin_mixins import VersionedAdminMixin
+from core.admin_mixins import VersionedAdminMixin
 from people.models import (
     Award,
     ContributionLink,

@@ -1,18 +1,17 @@
 import django_filters
 from django.db.models import QuerySet
 
-from directory.facets import (
-    Facet,
-    FacetedFilterSet,
-    RelatedFilter,
-    SortFilter,
-    TopicFilter,
-    topic_facet,
-)
-from directory.models import Organization
-from directory.search.filters import SearchFilter
+from core.models import Organization
 from people.models import Person, Role
 from publications.models import Venue
+from search.facets import Facet, topic_facet
+from search.filters import (
+    FacetedFilterSet,
+    RelatedFilter,
+    SearchFilter,
+    SortFilter,
+    TopicFilter,
+)
 
 SORTS = [("relevance", "Relevance"), ("name", "Name"), ("role", "Role")]
 

@@ -1,17 +1,17 @@
 from django.db import models
 
-from directory.dates import DateRange
-from directory.images import reencode_photo, validate_photo
-from directory.links import slug_path
-from directory.models import (
+from core.dates import DateRange
+from core.models import (
     DirectoryQuerySet,
-    LinkBase,
+    ExternalLink,
     Organization,
-    SearchDocument,
     Topic,
     year_range_constraint,
     year_validators,
 )
+from core.paths import slug_path
+from people.photos import reencode_photo, validate_photo
+from search.models import SearchDocument
 
 
 class Role(models.TextChoices):
@@ -176,7 +176,7 @@ class Person(models.Model):
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return slug_path("person-detail", self.slug)
+        return slug_path("people:detail", self.slug)
 
     @property
     def initials(self) -> str:
@@ -194,7 +194,7 @@ class Person(models.Model):
         return ROLE_ORDER.get(self.role, len(ROLE_ORDER))
 
 
-class PersonLink(LinkBase):
+class PersonLink(ExternalLink):
     class Kind(models.TextChoices):
         HOMEPAGE = "homepage", "Homepage"
         GITHUB = "github", "GitHub"
@@ -209,7 +209,7 @@ class PersonLink(LinkBase):
     person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="links")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
 
-    class Meta(LinkBase.Meta):
+    class Meta(ExternalLink.Meta):
         pass
 
 
@@ -321,12 +321,12 @@ class Experience(DateRange):
         return _lines(self.notes)
 
 
-class ExperienceLink(LinkBase):
+class ExperienceLink(ExternalLink):
     experience = models.ForeignKey(
         Experience, on_delete=models.CASCADE, related_name="links"
     )
 
-    class Meta(LinkBase.Meta):
+    class Meta(ExternalLink.Meta):
         pass
 
 
@@ -447,12 +447,12 @@ class OpenSourceContribution(models.Model):
         return str(self.start_year or self.end_year or "")
 
 
-class ContributionLink(LinkBase):
+class ContributionLink(ExternalLink):
     contribution = models.ForeignKey(
         OpenSourceContribution, on_delete=models.CASCADE, related_name="links"
     )
 
-    class Meta(LinkBase.Meta):
+    class Meta(ExternalLink.Meta):
         pass
 
 

@@ -2,9 +2,10 @@ from django.urls import path
 
 from people import views
 
+app_name = "people"
 urlpatterns = [
-    path("", views.PersonListView.as_view(), name="person-list"),
-    path("<slug:slug>/", views.PersonDetailView.as_view(), name="person-detail"),
-    path("<slug:slug>/calendar.ics", views.person_calendar, name="person-calendar"),
-    path("<slug:slug>/vcard.vcf", views.person_vcard, name="person-vcard"),
+    path("", views.PersonListView.as_view(), name="list"),
+    path("<slug:slug>/", views.PersonDetailView.as_view(), name="detail"),
+    path("<slug:slug>/calendar.ics", views.person_calendar, name="calendar"),
+    path("<slug:slug>/vcard.vcf", views.person_vcard, name="vcard"),
 ]

@@ -7,14 +7,14 @@ from django.shortcuts import get_object_or_404
 from django.utils.functional import SimpleLazyObject
 from django.views.generic import DetailView
 
-from directory.cache import data_version, remember
-from directory.faceted import FacetedSearchView
+from core.cache import data_version, remember
 from events.feeds import calendar_response
 from events.models import Event
 from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
 from people.vcard import person_vcard as build_vcard
 from publications.models import Publication
+from search.views import FacetedSearchView
 
 
 class PersonListView(FacetedSearchView):

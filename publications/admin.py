@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from directory.admin_mixins import VersionedAdminMixin
+from core.admin_mixins import VersionedAdminMixin
 from people.models import Person
 from publications.bibtex import decode_bytes
 from publications.models import Authorship, Publication, PublicationLink, Venue

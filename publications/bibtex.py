@@ -36,7 +36,7 @@ from pylatexenc.latex2text import (
     get_default_latex_context_db,
 )
 
-from directory.bulk import without_cycle_collection
+from core.bulk import without_cycle_collection
 
 # -- writing -----------------------------------------------------------------------
 

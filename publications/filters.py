@@ -1,19 +1,18 @@
 import django_filters
 from django.db.models import QuerySet
 
-from directory.facets import (
-    Facet,
+from core.models import MAX_YEAR, MIN_YEAR
+from people.models import Person
+from publications.models import Publication, Venue
+from search.facets import Facet, topic_facet
+from search.filters import (
     FacetedFilterSet,
     RelatedFilter,
+    SearchFilter,
     SortFilter,
     TopicFilter,
     YearsFilter,
-    topic_facet,
 )
-from directory.models import MAX_YEAR, MIN_YEAR
-from directory.search.filters import SearchFilter
-from people.models import Person
-from publications.models import Publication, Venue
 
 SORTS = [
     ("relevance", "Relevance"),

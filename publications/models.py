@@ -2,15 +2,16 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Prefetch
 
-from directory.links import slug_path
-from directory.models import (
+from core.models import (
     DirectoryQuerySet,
-    LinkBase,
-    SearchDocument,
+    ExternalLink,
     Topic,
     year_range_constraint,
     year_validators,
 )
+from core.paths import slug_path
+from publications.bibtex import to_bibtex
+from search.models import SearchDocument
 
 
 class Venue(models.Model):
@@ -166,12 +167,10 @@ class Publication(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return slug_path("publication-detail", self.slug)
+        return slug_path("publications:detail", self.slug)
 
     @property
     def bibtex_text(self) -> str:
-        from publications.bibtex import to_bibtex
-
         return to_bibtex(self)
 
     @property
@@ -227,7 +226,7 @@ class Authorship(models.Model):
         return f"{self.position}. {self.name}"
 
 
-class PublicationLink(LinkBase):
+class PublicationLink(ExternalLink):
     class Kind(models.TextChoices):
         PAPER = "paper", "Paper"
         PDF = "pdf", "PDF"
@@ -245,7 +244,7 @@ class PublicationLink(LinkBase):
     )
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PAPER)
 
-    class Meta(LinkBase.Meta):
+    class Meta(ExternalLink.Meta):
         pass
 
 

@@ -15,9 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
-from directory.bulk import without_cycle_collection
-from directory.search import deferred
-from directory.search.indexing import index
+from core.bulk import without_cycle_collection
 from people.models import Person
 from publications.bibtex import (
     CONTAINER_TYPES,
@@ -31,6 +29,7 @@ from publications.bibtex import (
     venue_name,
 )
 from publications.models import Authorship, Publication, PublicationLink, Venue
+from search.indexing import deferred, index
 
 Progress = Callable[[int, int], None]
 

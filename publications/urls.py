@@ -2,29 +2,28 @@ from django.urls import path
 
 from publications import views
 
+app_name = "publications"
 urlpatterns = [
-    path("", views.PublicationListView.as_view(), name="publication-list"),
+    path("", views.PublicationListView.as_view(), name="list"),
     # Before the detail routes: "export.bib" would otherwise read as a slug.
     path(
         "export.bib",
         views.publication_export,
         {"fmt": "bib"},
-        name="publication-export-bib",
+        name="export-bib",
     ),
     path(
         "export.ris",
         views.publication_export,
         {"fmt": "ris"},
-        name="publication-export-ris",
+        name="export-ris",
     ),
     path(
         "export.json",
         views.publication_export,
         {"fmt": "json"},
-        name="publication-export-json",
+        name="export-json",
     ),
-    path(
-        "<slug:slug>/", views.PublicationDetailView.as_view(), name="publication-detail"
-    ),
-    path("<slug:slug>.bib", views.publication_bibtex, name="publication-bibtex"),
+    path("<slug:slug>/", views.PublicationDetailView.as_view(), name="detail"),
+    path("<slug:slug>.bib", views.publication_bibtex, name="bibtex"),
 ]

@@ -4,11 +4,11 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
 
-from directory.faceted import FacetedSearchView
 from publications.bibtex import to_bibtex
 from publications.export import to_bibtex_list, to_csl_list, to_ris
 from publications.filters import PublicationFilter
 from publications.models import Publication
+from search.views import FacetedSearchView
 
 EXPORTS = {
     "bib": ("application/x-bibtex", to_bibtex_list),

@@ -3,7 +3,7 @@
 import datetime
 import itertools
 
-from directory.models import Organization, Topic
+from core.models import Organization, Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Authorship, Publication, Venue

@@ -7,18 +7,22 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 
-from directory import structured_data
+from core.structured_data import to_json_for_script
 from events.models import Event
+from events.structured_data import event_jsonld
 from people.models import Person
+from people.structured_data import person_jsonld
 from publications.citation import apa
 from publications.models import Publication
+from publications.structured_data import publication_jsonld
+from publications.structured_data import scholar_meta as scholar_tags
 
 register = template.Library()
 
 _BUILDERS = {
-    Person: structured_data.person_jsonld,
-    Publication: structured_data.publication_jsonld,
-    Event: structured_data.event_jsonld,
+    Person: person_jsonld,
+    Publication: publication_jsonld,
+    Event: event_jsonld,
 }
 
 
@@ -29,16 +33,14 @@ def jsonld(context, obj) -> SafeString:
     return format_html(
         '<script type="application/ld+json">{}</script>',
         # Escaped for a script element: no string can close it.
-        mark_safe(structured_data.to_json_for_script(data)),  # noqa: S308
+        mark_safe(to_json_for_script(data)),  # noqa: S308
     )
 
 
 @register.simple_tag(takes_context=True)
 def scholar_meta(context, publication) -> SafeString:
     """Google Scholar's citation_* meta tags, authors in print order."""
-    tags = structured_data.scholar_meta(
-        publication, context["request"].build_absolute_uri
-    )
+    tags = scholar_tags(publication, context["request"].build_absolute_uri)
     return format_html_join(
         "\n  ", '<meta name="{}" content="{}">', ((n, c) for n, c in tags)
     )

@@ -1,13 +1,13 @@
 from rest_framework import serializers
 
-from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
-from directory.api.serializers import (
+from core.api.fields import SlugIdentityField, SlugRelatedLinkField, slug_url
+from core.api.serializers import (
     BuiltOnceMixin,
     ModelCleanMixin,
     SlugRelatedField,
     TopicBriefSerializer,
 )
-from directory.models import Topic
+from core.models import Topic
 from events.models import Event, EventLink
 from people.api.serializers import PersonBriefSerializer
 from people.models import Person
@@ -56,7 +56,7 @@ class EventSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
         ]
 
     def get_html_url(self, event: Event) -> str:
-        return slug_url(self.context["request"], "event-detail", event.slug)
+        return slug_url(self.context["request"], "events:detail", event.slug)
 
 
 class EventWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):

@@ -1,9 +1,10 @@
 from drf_spectacular.utils import extend_schema_view
 
-from directory.api.base import FacetedViewSet, detail_schema, list_schema, write_schemas
+from core.api.base import detail_schema, write_schemas
 from events.api.serializers import EventSerializer, EventWriteSerializer
 from events.filters import EventFilter
 from events.models import Event
+from search.api import FacetedViewSet, list_schema
 
 
 @extend_schema_view(

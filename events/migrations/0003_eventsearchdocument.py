@@ -4,7 +4,7 @@ import django.contrib.postgres.search
 import django.db.models.deletion
 from django.db import migrations, models
 
-from directory.search.operations import CreateFullTextIndex
+from search.operations import CreateFullTextIndex
 
 
 class Migration(migrations.Migration):

@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from directory.search.operations import KeepVectorsInline
+from search.operations import KeepVectorsInline
 
 
 class Migration(migrations.Migration):

@@ -1,14 +1,16 @@
+from django.urls import reverse
 from rest_framework import serializers
 
-from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
-from directory.api.serializers import (
+from core.api.fields import SlugIdentityField, SlugRelatedLinkField, slug_url
+from core.api.serializers import (
     BuiltOnceMixin,
     ModelCleanMixin,
     OrganizationBriefSerializer,
     SlugRelatedField,
     TopicBriefSerializer,
 )
-from directory.models import Organization, Topic
+from core.dates import iso_partial
+from core.models import Organization, Topic
 from people.models import (
     Award,
     Education,
@@ -33,13 +35,9 @@ class PeriodMixin(serializers.Serializer):
     period = serializers.CharField(source="period_display", read_only=True)
 
     def get_start(self, obj) -> str:
-        from directory.dates import iso_partial
-
         return iso_partial(obj.start_date, obj.start_precision)
 
     def get_end(self, obj) -> str:
-        from directory.dates import iso_partial
-
         return iso_partial(obj.end_date, obj.end_precision)
 
 
@@ -209,7 +207,7 @@ class PersonSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
         ]
 
     def get_html_url(self, person: Person) -> str:
-        return slug_url(self.context["request"], "person-detail", person.slug)
+        return slug_url(self.context["request"], "people:detail", person.slug)
 
     def get_photo(self, person: Person) -> str | None:
         if not person.photo_thumbnail:
@@ -254,8 +252,6 @@ class PersonDetailSerializer(PersonSerializer):
         ]
 
     def get_publications(self, person: Person) -> str:
-        from django.urls import reverse
-
         url = reverse("api:publication-list") + f"?author={person.slug}"
         return self.context["request"].build_absolute_uri(url)
 

@@ -1,6 +1,6 @@
 from drf_spectacular.utils import OpenApiExample, extend_schema_view
 
-from directory.api.base import FacetedViewSet, detail_schema, list_schema, write_schemas
+from core.api.base import detail_schema, write_schemas
 from people.api.serializers import (
     PersonDetailSerializer,
     PersonSerializer,
@@ -8,6 +8,7 @@ from people.api.serializers import (
 )
 from people.filters import PersonFilter
 from people.models import Person
+from search.api import FacetedViewSet, list_schema
 
 
 @extend_schema_view(

@@ -3,15 +3,15 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from directory.api.links import SlugIdentityField, SlugRelatedLinkField, slug_url
-from directory.api.serializers import (
+from core.api.fields import SlugIdentityField, SlugRelatedLinkField, slug_url
+from core.api.serializers import (
     BuiltOnceMixin,
     ModelCleanMixin,
     SlugRelatedField,
     TopicBriefSerializer,
 )
-from directory.json_rows import json_rows, sorted_rows
-from directory.models import Topic
+from core.json_rows import json_rows, sorted_rows
+from core.models import Topic
 from people.models import Person
 from publications.models import Authorship, Publication, PublicationLink, Venue
 
@@ -174,7 +174,9 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
         )
 
     def get_html_url(self, publication: Publication) -> str:
-        return slug_url(self.context["request"], "publication-detail", publication.slug)
+        return slug_url(
+            self.context["request"], "publications:detail", publication.slug
+        )
 
     def get_bibtex_url(self, publication: Publication) -> str:
         url = slug_url(
@@ -276,7 +278,7 @@ class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
 
 def save_publication(*, instance: Publication, data: dict) -> Publication:
     """Save a publication and replace its authors and links when they are given."""
-    from directory.search import deferred
+    from search.indexing import deferred
 
     data = dict(data)
     topics = data.pop("topics", None)
@@ -299,7 +301,7 @@ def save_publication(*, instance: Publication, data: dict) -> Publication:
             for position, link in enumerate(links):
                 PublicationLink(publication=instance, position=position, **link).save()
     if authors is not None:
-        from directory.search.indexing import schedule
+        from search.indexing import schedule
 
         schedule("publication", [instance.pk])
         schedule("person", [a["person"].pk for a in authors if a.get("person")])

@@ -9,27 +9,24 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import serializers
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from directory.api.base import (
-    FacetedViewSet,
-    ReadWriteViewSet,
-    detail_schema,
-    list_schema,
-    write_schemas,
-)
-from directory.api.errors import ERROR_RESPONSES
-from directory.api.renderers import BibTeXRenderer, CSLJSONRenderer
+from core.api.base import ReadWriteViewSet, detail_schema, write_schemas
+from core.api.errors import ERROR_RESPONSES
+from core.api.renderers import BibTeXRenderer, CSLJSONRenderer
 from publications.api.serializers import (
     PublicationSerializer,
     PublicationWriteSerializer,
     VenueSerializer,
 )
 from publications.bibtex import to_bibtex
+from publications.export import to_csl
 from publications.filters import PublicationFilter
 from publications.models import Publication, Venue
+from search.api import FacetedViewSet, list_schema
 
 FORMAT_PARAMETER = OpenApiParameter(
     "format",
@@ -74,8 +71,6 @@ CITATION_RESPONSES = {
 
 
 def _csl(publications) -> list[dict]:
-    from publications.export import to_csl
-
     return [to_csl(p) for p in publications]
 
 
@@ -155,8 +150,9 @@ class PublicationViewSet(FacetedViewSet):
     ]
 
     def get_queryset(self) -> QuerySet:
-        if self.citation_format():
-            # The citation writers read the model's relations.
+        if self.citation_format() and self.request.method in SAFE_METHODS:
+            # The citation writers read the model's relations; a write answers
+            # with the JSON representation whatever the format asked for.
             return Publication.objects.with_authors()
         return super().get_queryset()
 

@@ -65,7 +65,7 @@ print(json.dumps({"database": str(connection.settings_dict["NAME"]), "found": fo
 # The restored database takes new records: its id sequences are past the old ids.
 NEW_RECORDS = """
 import datetime
-from directory.models import Topic
+from core.models import Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Authorship, Publication

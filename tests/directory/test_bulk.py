@@ -3,7 +3,7 @@ import gc
 import pytest
 from django.db import connection
 
-from directory.bulk import large_cache, without_cycle_collection
+from core.bulk import large_cache, without_cycle_collection
 from publications.services import BibtexImportError, publication_import_bibtex
 
 

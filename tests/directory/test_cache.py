@@ -8,12 +8,12 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from directory.cache import data_version, remember
-from directory.models import Topic
-from directory.search.indexing import index
+from core.cache import data_version, remember
+from core.models import Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Publication
+from search.indexing import index
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +100,7 @@ def test_pages_and_api_requests_share_each_facets_counts(client):
 
 
 def test_the_background_recount_serves_pages_and_api_lists_alike(client):
-    from directory.facets import warm_default_facets
+    from search.filters import warm_default_facets
 
     factories.publication(year=2024, venue=factories.venue())
     warm_default_facets()

@@ -10,7 +10,7 @@ from django.core.cache import caches
 from django.db import connection
 from django.test import override_settings
 
-from directory.cache import VERSION_KEY, data_version
+from core.cache import VERSION_KEY, data_version
 from publications.models import Publication
 from tests import factories
 

@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from directory import cache as directory_cache
+from core import cache as directory_cache
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

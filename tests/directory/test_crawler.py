@@ -12,7 +12,7 @@ import pytest
 from django.http import HttpResponse
 from django.test import Client
 
-from directory.api.base import COMMON_PARAMETERS
+from core.api.base import COMMON_PARAMETERS
 from events.filters import EventFilter
 from people.filters import PersonFilter
 from publications.filters import PublicationFilter

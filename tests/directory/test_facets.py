@@ -7,7 +7,7 @@ from django.http import QueryDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from directory.models import Topic
+from core.models import Topic
 from people.filters import PersonFilter
 from people.models import Person
 from publications.filters import PublicationFilter

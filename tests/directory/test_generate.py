@@ -9,8 +9,7 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
-from directory.models import Organization, Topic
-from directory.search import get_engine, parse
+from core.models import Organization, Topic
 from events.models import Event, EventSearchDocument
 from people.models import Person, PersonSearchDocument
 from publications.models import (
@@ -19,6 +18,8 @@ from publications.models import (
     PublicationSearchDocument,
     Venue,
 )
+from search.engines import get_engine
+from search.query import parse
 
 pytestmark = pytest.mark.django_db
 

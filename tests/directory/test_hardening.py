@@ -17,8 +17,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
+from core.client_ip import client_ip
 from directory import urls as site_urls
-from directory.client_ip import client_ip
 from publications.models import Publication
 from tests import factories
 

@@ -7,10 +7,10 @@ from django.core.management.base import CommandError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from directory import labfiles
-from directory.labfiles import export_person, read_lab_files
-from directory.models import Organization, Topic
+from core.models import Organization, Topic
 from events.models import Event
+from labdata import labfiles
+from labdata.labfiles import export_person, read_lab_files
 from people.models import Person
 from publications.models import Publication, Venue
 from tests import factories

@@ -2,7 +2,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from directory.models import Organization, Topic
+from core.models import Organization, Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Authorship, Publication

@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from directory.models import Topic
+from core.models import Topic
 from events.models import Event
 from people.models import Person
 from publications.citation import apa, apa_name

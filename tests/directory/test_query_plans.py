@@ -11,13 +11,14 @@ import pytest
 from django.db import connection
 from django.http import QueryDict
 
-from directory.models import SearchTerm
-from directory.search import get_engine, parse
+from core.models import SearchTerm
 from events.models import EventSearchDocument
 from people.filters import PersonFilter
 from people.models import Person, PersonSearchDocument
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationSearchDocument
+from search.engines import get_engine
+from search.query import parse
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +86,7 @@ def test_did_you_mean_uses_the_trigram_index(lab):
 )
 def test_search_vectors_are_kept_in_the_row(document):
     # Every match reads each candidate's vector: out of the row (TOAST), a member's
-    # vector cost a look-up of its own (directory.search.operations).
+    # vector cost a look-up of its own (search.operations).
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT attstorage FROM pg_attribute "

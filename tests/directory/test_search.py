@@ -7,10 +7,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils.html import escape
 
-from directory.search import get_engine, parse
 from directory.views import search_groups
 from people.models import Person, PersonSearchDocument
 from publications.models import Publication, PublicationSearchDocument
+from search.engines import get_engine
+from search.query import parse
 from tests import factories
 
 PAGES = ["/people/", "/publications/", "/events/", "/search/"]
@@ -196,7 +197,7 @@ def test_a_rebuilt_index_follows_later_edits(client, demo_lab):
 
 
 def test_a_failed_rebuild_leaves_the_index_as_it_was(client, demo_lab, monkeypatch):
-    from directory.search import indexing
+    from search import indexing
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
@@ -214,7 +215,7 @@ def test_a_failed_rebuild_leaves_the_index_as_it_was(client, demo_lab, monkeypat
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL vectors")
 def test_stored_vectors_are_the_documents_search_vectors(demo_lab):
-    from directory.search.engines import PostgresEngine
+    from search.engines import PostgresEngine
 
     person = Person.objects.get(slug="lei-zhu")
     person.headline = "Zymurgy"
@@ -263,7 +264,7 @@ def test_search_results_are_rendered_once_until_the_next_write(
 
 def test_a_filtered_search_is_remembered_until_the_next_write(client, db, monkeypatch):
     # Three ranked candidates, so results also come from past the candidates.
-    monkeypatch.setattr("directory.search.filters.RANKED_CANDIDATES", 3)
+    monkeypatch.setattr("search.filters.RANKED_CANDIDATES", 3)
     topic = factories.topic()
     for n in range(40):
         person = factories.person(slug=f"p{n}", headline=f"Sparse kernels {n}")

@@ -17,8 +17,7 @@ from django.db import models
 from django.utils import timezone
 from icalendar.parser import Contentlines
 
-from directory.models import LinkBase, Organization, Topic
-from directory.search.indexing import deferred
+from core.models import ExternalLink, Organization, Topic
 from events.models import Event, EventLink
 from people.models import (
     Award,
@@ -36,6 +35,7 @@ from people.models import (
     Teaching,
 )
 from publications.models import Authorship, Publication, PublicationLink, Venue
+from search.indexing import deferred
 
 PAYLOADS = {
     "script": "<script>alert(1)</script>",
@@ -513,7 +513,7 @@ def test_every_url_field_refuses_a_script_url(url):
         if isinstance(field, models.URLField)
     ]
     assert {model for model, _ in url_fields} >= {
-        model for model in ours if issubclass(model, LinkBase)
+        model for model in ours if issubclass(model, ExternalLink)
     } | {Organization, Venue}
     for model, name in url_fields:
         with pytest.raises(ValidationError) as error:

@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from directory.dates import Precision
+from core.dates import Precision
 from people.models import Education, Experience, Service
 from tests import factories
 

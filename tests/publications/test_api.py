@@ -365,3 +365,12 @@ def test_a_slug_with_a_nul_character_is_invalid_not_a_database_error(editor, db)
         assert response.json()["error"]["fields"] == {
             name: ["Invalid value."] for name in change
         }
+
+
+def test_a_write_asking_for_a_citation_format_answers_with_the_whole_record(editor):
+    payload = {"title": "A paper", "slug": "a-paper", "year": 2025}
+    response = editor.post("/api/publications/?format=csl", payload, format="json")
+    assert response.status_code == 201
+    body = response.json()
+    # The JSON representation, authors and all, as the schema documents.
+    assert body["slug"] == "a-paper" and body["authors"] == []

@@ -568,8 +568,8 @@ def test_dry_run_reports_everything_and_writes_nothing(members):
 def test_imported_publications_and_their_members_are_searchable(members):
     run("names.bib")
     paper = Publication.objects.get(citation_key="members2021")
-    assert "Members Written Every Way" in paper.search_document.a
-    assert "Members Written Every Way" in members["lei-zhu"].search_document.d
+    assert "Members Written Every Way" in paper.search_document.heading
+    assert "Members Written Every Way" in members["lei-zhu"].search_document.extra
 
 
 def test_import_queries_do_not_grow_with_the_number_of_entries(

@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    name = "core"
+    # The app began inside the project package: its label keeps the tables, the
+    # migration history and the permission names (directory.change_topic) it had.
+    label = "directory"
+    verbose_name = "Directory (topics and organisations)"
+
+    def ready(self) -> None:
+        from core import cache
+        from core.models import Organization, Topic
+
+        cache.watch(Topic, Organization)

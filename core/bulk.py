@@ -1,0 +1,89 @@
+"""Fast inserts for bulk loads, below the ORM."""
+
+import contextlib
+import gc
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
+
+from django.db import connection
+
+T = TypeVar("T")
+
+
+def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """`items` in consecutive slices of at most `size`."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def insert_rows(
+    model, fields: list[str], rows: list[tuple], batch: int = 10_000
+) -> None:
+    """Insert plain tuples with executemany (COPY on PostgreSQL): several times
+    faster than bulk_create.
+
+    Columns not named take the field's default, as the ORM would give them.
+    """
+    meta = model._meta
+    named = [meta.get_field(f) for f in fields]
+    rest = [
+        f for f in meta.concrete_fields
+        if f not in named and not (f.primary_key and f.get_default() is None)
+    ]  # fmt: skip
+    defaults = tuple(f.get_db_prep_save(f.get_default(), connection) for f in rest)
+    columns = ", ".join(f'"{f.column}"' for f in [*named, *rest])
+    marks = ", ".join(["%s"] * (len(named) + len(rest)))
+    sql = f'INSERT INTO "{meta.db_table}" ({columns}) VALUES ({marks})'
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # COPY is PostgreSQL's bulk-load path: about twice as fast again.
+            copy_sql = f'COPY "{meta.db_table}" ({columns}) FROM STDIN'
+            with cursor.cursor.copy(copy_sql) as copy:
+                for row in rows:
+                    copy.write_row((*row, *defaults))
+            return
+        for start in range(0, len(rows), batch):
+            cursor.executemany(
+                sql, [(*row, *defaults) for row in rows[start : start + batch]]
+            )
+
+
+@contextlib.contextmanager
+def large_cache(megabytes: int = 256) -> Iterator[None]:
+    """SQLite: a larger page cache for this connection while a bulk write runs.
+
+    The default 2 MB cache cannot hold the indexes of 100,000 rows, so inserts
+    re-read their pages (generating the full lab: 27 -> 23 s). Web workers keep
+    the default, so that their memory stays small.
+    """
+    if connection.vendor != "sqlite":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA cache_size")
+        (previous,) = cursor.fetchone()
+        cursor.execute(f"PRAGMA cache_size = -{megabytes * 1024}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA cache_size = {int(previous)}")
+
+
+@contextlib.contextmanager
+def without_cycle_collection() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a bulk load runs.
+
+    A load keeps hundreds of thousands of new objects alive, and the collector
+    walks them again and again to find no garbage (a 10,000-entry BibTeX import:
+    4.4 -> 3.7 s). Reference counting still frees everything as usual; cycles made
+    meanwhile are collected once the block ends. The switch is per process: in a
+    threaded server other requests run without cycle collection for that time.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,200 @@
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models, transaction
+
+from core.cache import invalidate
+from core.paths import slug_path
+
+MIN_YEAR = 1900
+MAX_YEAR = 2100
+
+year_validators = [MinValueValidator(MIN_YEAR), MaxValueValidator(MAX_YEAR)]
+
+
+def year_range_constraint(
+    field: str, *, nullable: bool = False
+) -> models.CheckConstraint:
+    """A database check that keeps a year column within MIN_YEAR..MAX_YEAR."""
+    condition = models.Q(**{f"{field}__gte": MIN_YEAR, f"{field}__lte": MAX_YEAR})
+    if nullable:
+        condition |= models.Q(**{f"{field}__isnull": True})
+    return models.CheckConstraint(
+        condition=condition,
+        name=f"%(app_label)s_%(class)s_{field}_sane",
+        violation_error_message=f"{field.replace('_', ' ').capitalize()} must lie "
+        f"between {MIN_YEAR} and {MAX_YEAR}.",
+    )
+
+
+class DirectoryQuerySet(models.QuerySet):
+    """A QuerySet whose bulk updates (admin actions) invalidate cached pages, as
+    saves and deletes do through their signals."""
+
+    def update(self, **kwargs) -> int:
+        updated = super().update(**kwargs)
+        if updated:
+            invalidate()
+        return updated
+
+
+class TopicQuerySet(DirectoryQuerySet):
+    def roots(self) -> "TopicQuerySet":
+        return self.filter(parent__isnull=True)
+
+    def subtree_ids(self, slugs: list[str]) -> models.QuerySet:
+        """Ids of the named topics and of every topic below them."""
+        return TopicClosure.objects.filter(ancestor__slug__in=slugs).values(
+            "descendant_id"
+        )
+
+
+class Topic(models.Model):
+    """A research topic; people, publications and events point at it."""
+
+    name = models.CharField(max_length=120, unique=True)
+    slug = models.SlugField(max_length=120, unique=True)
+    parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="children",
+        help_text="A broader topic; searching it includes this one.",
+    )
+    aliases = models.TextField(
+        blank=True, help_text="Other names for the topic, one per line."
+    )
+    description = models.TextField(blank=True)
+
+    objects = TopicQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(parent=models.F("id")),
+                name="topic_not_own_parent",
+                violation_error_message="A topic cannot be its own parent.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            TopicClosure.rebuild()
+
+    def get_absolute_url(self) -> str:
+        return slug_path("topic-detail", self.slug)
+
+    def delete(self, *args, **kwargs):
+        with transaction.atomic():
+            result = super().delete(*args, **kwargs)
+            TopicClosure.rebuild()
+        return result
+
+    @property
+    def alias_list(self) -> list[str]:
+        return [line.strip() for line in self.aliases.splitlines() if line.strip()]
+
+    def clean(self) -> None:
+        seen = {self.pk}
+        node = self.parent
+        while node is not None:
+            if node.pk in seen:
+                raise ValidationError({"parent": "Topics cannot form a cycle."})
+            seen.add(node.pk)
+            node = node.parent
+
+
+class TopicClosure(models.Model):
+    """Every (ancestor, descendant) pair of the topic tree, each topic its own ancestor.
+
+    Lets a filter or a facet on a parent topic include its children in one join.
+    """
+
+    ancestor = models.ForeignKey(
+        Topic, on_delete=models.CASCADE, related_name="descendant_links"
+    )
+    descendant = models.ForeignKey(
+        Topic, on_delete=models.CASCADE, related_name="ancestor_links"
+    )
+    depth = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ancestor", "descendant"], name="topic_closure_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["descendant", "ancestor"])]
+
+    def __str__(self) -> str:
+        return f"{self.ancestor_id} > {self.descendant_id}"
+
+    @classmethod
+    def rebuild(cls) -> None:
+        """Recompute the whole table; topics number in the hundreds at most."""
+        parents = dict(Topic.objects.values_list("id", "parent_id"))
+        rows = []
+        for topic_id in parents:
+            node, depth, seen = topic_id, 0, set()
+            while node is not None and node not in seen:
+                seen.add(node)
+                rows.append(cls(ancestor_id=node, descendant_id=topic_id, depth=depth))
+                node, depth = parents.get(node), depth + 1
+        cls.objects.all().delete()
+        cls.objects.bulk_create(rows)
+
+
+class Organization(models.Model):
+    """A university, company or lab: affiliations, education and experience share it."""
+
+    class Kind(models.TextChoices):
+        UNIVERSITY = "university", "University"
+        COMPANY = "company", "Company"
+        LAB = "lab", "Lab or institute"
+        OTHER = "other", "Other"
+
+    name = models.CharField(max_length=200, unique=True)
+    short_name = models.CharField(max_length=60, blank=True)
+    slug = models.SlugField(max_length=200, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
+    location = models.CharField(max_length=200, blank=True)
+    url = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.short_name})" if self.short_name else self.name
+
+
+class ExternalLink(models.Model):
+    """A labelled link to another site, ordered within its owner."""
+
+    label = models.CharField(max_length=120, blank=True)
+    url = models.URLField(max_length=500)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.label or self.url
+
+
+class SearchTerm(models.Model):
+    """A word that occurs in some document: the vocabulary for "did you mean"."""
+
+    word = models.CharField(max_length=64, unique=True)
+
+    def __str__(self) -> str:
+        return self.word

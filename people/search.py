@@ -1,0 +1,185 @@
+"""What a member is found by, and which writes make their search document stale."""
+
+from collections.abc import Iterable, Iterator
+
+from core.models import Organization, Topic, TopicClosure
+from people import models as people
+from publications.models import Authorship, Publication
+from search import registry
+from search.documents import Document, grouped, id_chunks, join, within
+from search.signals import reindex_on, reindex_on_link
+
+# Profile sections that count toward a member's least weighted text, by the fields
+# read from each: their career before their papers, the rest after.
+CAREER_SECTIONS = (
+    (people.Experience, ("role", "team", "organization__name", "notes")),
+    (people.Education, ("degree", "field", "organization__name", "unit")),
+)
+OTHER_SECTIONS = (
+    (people.OpenSourceContribution, ("project", "description")),
+    (people.Award, ("title",)),
+    (people.Service, ("role", "venue")),
+    (people.Skill, ("category", "items")),
+    (people.Interest, ("title", "description")),
+)
+PERSON_FIELDS = (
+    "pk", "display_name", "given_name", "family_name", "preferred_name",
+    "native_name", "headline", "position_title", "role", "team",
+    "organization__name", "organization__short_name", "bio", "research_summary",
+    "location",
+)  # fmt: skip
+
+
+def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Document]:
+    roles = dict(people.Role.choices)
+    for chunk in id_chunks(ids):
+        related = _related_rows(chunk)
+        rows = people.Person.objects.filter(**within("pk", chunk)).values_list(
+            *PERSON_FIELDS, named=True
+        )
+        for p in rows:
+            papers = related["authored"].get(p.pk, ())
+            paper_topics = {
+                t for (pub,) in papers for (t,) in related["pub_topics"].get(pub, ())
+            }
+            yield Document(
+                p.pk,
+                heading=join(
+                    p.display_name,
+                    p.given_name,
+                    p.family_name,
+                    p.preferred_name,
+                    p.native_name,
+                ),
+                topics=join(
+                    *(topics.get(t, "") for (t,) in related["topics"].get(p.pk, ())),
+                    *(join(*area) for area in related["areas"].get(p.pk, ())),
+                ),
+                body=join(
+                    p.headline,
+                    p.position_title,
+                    roles.get(p.role, p.role),
+                    p.team,
+                    p.organization__name,
+                    p.organization__short_name,
+                    p.bio,
+                    p.research_summary,
+                ),
+                extra=join(
+                    p.location,
+                    *(
+                        join(*row)
+                        for section in related["career"]
+                        for row in section.get(p.pk, ())
+                    ),
+                    *(related["pub_text"].get(pub, "") for (pub,) in papers),
+                    # The topics of their papers, each once: repeated for every
+                    # paper they were half of the text of a prolific member's.
+                    *(topics.get(t, "") for t in sorted(paper_topics)),
+                    *(
+                        join(*row)
+                        for section in related["other"]
+                        for row in section.get(p.pk, ())
+                    ),
+                ),
+            )
+
+
+def _related_rows(chunk: list[int]) -> dict:
+    """A chunk of members' related rows, grouped by member, in a fixed order (so
+    the same data always make the same document, a restored backup included)."""
+    of = within("person_id", chunk)
+    # The chunk's papers by a subquery, not a list of tens of thousands of ids;
+    # each paper's text is read once, not once per author.
+    pub_ids = Authorship.objects.filter(**of).values("publication_id")
+    pubs = Publication.objects.filter(pk__in=pub_ids)
+    return {
+        "topics": grouped(
+            people.Person.topics.through.objects.filter(**of)
+            .order_by("person_id", "topic_id")
+            .values_list("person_id", "topic_id")
+        ),
+        "areas": grouped(
+            people.ResearchArea.objects.filter(**of).values_list(
+                "person_id", "title", "subtitle", "items"
+            )
+        ),
+        "career": [
+            grouped(model.objects.filter(**of).values_list("person_id", *fields))
+            for model, fields in CAREER_SECTIONS
+        ],
+        "other": [
+            grouped(model.objects.filter(**of).values_list("person_id", *fields))
+            for model, fields in OTHER_SECTIONS
+        ],
+        "authored": grouped(
+            Authorship.objects.filter(**of).values_list("person_id", "publication_id")
+        ),
+        "pub_topics": grouped(
+            Publication.topics.through.objects.filter(publication_id__in=pub_ids)
+            .order_by("publication_id", "topic_id")
+            .values_list("publication_id", "topic_id")
+        ),
+        "pub_text": {
+            pk: join(title, summary)
+            for pk, title, summary in pubs.values_list("pk", "title", "summary")
+        },
+    }
+
+
+def authors_of(publication_ids: Iterable[int]) -> set[int]:
+    """The members among the authors of these publications."""
+    return set(
+        Authorship.objects.filter(
+            publication_id__in=publication_ids, person__isnull=False
+        ).values_list("person_id", flat=True)
+    )
+
+
+def _self(person: people.Person) -> list[int]:
+    return [person.pk]
+
+
+def _owner(row) -> list[int]:
+    return [row.person_id]
+
+
+def _authors_of_publication(publication: Publication) -> set[int]:
+    return authors_of([publication.pk])
+
+
+def _author(authorship: Authorship) -> list[int | None]:
+    return [authorship.person_id]
+
+
+def _members_of_organization(organization: Organization):
+    return people.Person.objects.filter(organization=organization).values_list(
+        "pk", flat=True
+    )
+
+
+def _members_under_topic(topic: Topic) -> set[int]:
+    """Members with the topic or one below it, in their interests or their papers."""
+    subtree = TopicClosure.objects.filter(ancestor=topic).values("descendant_id")
+    papers = Publication.objects.filter(topics__in=subtree).values_list("pk", flat=True)
+    interested = people.Person.objects.filter(topics__in=subtree)
+    return set(interested.values_list("pk", flat=True)) | authors_of(papers)
+
+
+def register() -> None:
+    registry.register(
+        "person", people.Person, people.PersonSearchDocument, person_documents
+    )
+    reindex_on(people.Person, "person", _self)
+    for section in (
+        people.ResearchArea,
+        people.Teaching,
+        *(model for model, _ in CAREER_SECTIONS + OTHER_SECTIONS),
+    ):
+        reindex_on(section, "person", _owner)
+    reindex_on(Publication, "person", _authors_of_publication)
+    reindex_on(Authorship, "person", _author)
+    reindex_on(Organization, "person", _members_of_organization, deleted=False)
+    reindex_on(Topic, "person", _members_under_topic, deleted=False)
+    reindex_on_link(people.Person.topics.through, "person")
+    reindex_on_link(Publication.topics.through, "person", authors_of)

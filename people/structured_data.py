@@ -1,0 +1,46 @@
+"""A member's profile as schema.org JSON-LD."""
+
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+
+from core.structured_data import SCHEMA, Absolute, clean, organization
+
+
+def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
+    """A member's profile as a schema.org Person."""
+    url = absolute(person.get_absolute_url())
+    alumni, seen = [], set()
+    for row in person.education.all():
+        if row.organization_id not in seen:
+            seen.add(row.organization_id)
+            alumni.append(organization(row.organization))
+    return clean(
+        {
+            "@context": SCHEMA,
+            "@type": "Person",
+            "@id": f"{url}#person",
+            "url": url,
+            "name": person.display_name,
+            "givenName": person.given_name,
+            "familyName": person.family_name,
+            "alternateName": [
+                n for n in (person.native_name, person.preferred_name) if n
+            ],
+            "jobTitle": person.position_title or person.get_role_display(),
+            "description": person.headline,
+            "image": absolute(person.photo.url) if person.photo else "",
+            "affiliation": organization(person.organization)
+            if person.organization
+            else None,
+            "memberOf": {
+                "@type": "ResearchOrganization",
+                "name": settings.LAB_NAME,
+                "url": absolute(reverse("home")),
+            },
+            "alumniOf": alumni,
+            "knowsAbout": [topic.name for topic in person.topics.all()],
+            "sameAs": [link.url for link in person.links.all()],
+        }
+    )

@@ -1,0 +1,84 @@
+"""What a publication is found by, and which writes make its search document stale."""
+
+from collections.abc import Iterable, Iterator
+
+from core.models import Topic, TopicClosure
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationSearchDocument,
+    Venue,
+)
+from search import registry
+from search.documents import Document, grouped, id_chunks, join, within
+from search.signals import reindex_on, reindex_on_link
+
+PUBLICATION_FIELDS = (
+    "pk", "title", "alternative_title", "summary", "key_results", "venue__name",
+    "venue__short_name", "venue_detail", "kind", "doi", "arxiv_id",
+)  # fmt: skip
+
+
+def publication_documents(
+    ids: Iterable[int], topics: dict[int, str]
+) -> Iterator[Document]:
+    kinds = dict(Publication.Kind.choices)
+    for chunk in id_chunks(ids):
+        of = within("publication_id", chunk)
+        rows = Publication.objects.filter(**within("pk", chunk)).values_list(
+            *PUBLICATION_FIELDS, named=True
+        )
+        authors = grouped(
+            Authorship.objects.filter(**of)
+            .order_by("publication_id", "position")
+            .values_list("publication_id", "name")
+        )
+        pub_topics = grouped(
+            Publication.topics.through.objects.filter(**of)
+            .order_by("publication_id", "topic_id")
+            .values_list("publication_id", "topic_id")
+        )
+        for p in rows:
+            yield Document(
+                p.pk,
+                heading=join(p.title, p.alternative_title),
+                topics=join(*(topics.get(t, "") for (t,) in pub_topics.get(p.pk, ()))),
+                body=join(
+                    *(name for (name,) in authors.get(p.pk, ())),
+                    p.summary,
+                    p.key_results,
+                    p.venue__name,
+                    p.venue__short_name,
+                ),
+                extra=join(
+                    p.venue_detail, kinds.get(p.kind, p.kind), p.doi, p.arxiv_id
+                ),
+            )
+
+
+def _self(publication: Publication) -> list[int]:
+    return [publication.pk]
+
+
+def _paper(authorship: Authorship) -> list[int]:
+    return [authorship.publication_id]
+
+
+def _papers_at_venue(venue: Venue):
+    return Publication.objects.filter(venue=venue).values_list("pk", flat=True)
+
+
+def _papers_under_topic(topic: Topic):
+    subtree = TopicClosure.objects.filter(ancestor=topic).values("descendant_id")
+    return Publication.objects.filter(topics__in=subtree).values_list("pk", flat=True)
+
+
+def register() -> None:
+    registry.register(
+        "publication", Publication, PublicationSearchDocument, publication_documents
+    )
+    reindex_on(Publication, "publication", _self)
+    reindex_on(Authorship, "publication", _paper)
+    reindex_on(Venue, "publication", _papers_at_venue, deleted=False)
+    reindex_on(Topic, "publication", _papers_under_topic, deleted=False)
+    reindex_on_link(Publication.topics.through, "publication")

@@ -1,0 +1,1 @@
+"""Full-text search over the registered kinds of record, on SQLite or PostgreSQL."""

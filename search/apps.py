@@ -1,0 +1,12 @@
+from django.apps import AppConfig
+
+
+class SearchConfig(AppConfig):
+    name = "search"
+    verbose_name = "Search"
+
+    def ready(self) -> None:
+        from core import cache
+        from search.filters import warm_default_facets
+
+        cache.warm_up_with(warm_default_facets)

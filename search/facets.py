@@ -1,0 +1,185 @@
+"""Facet counting shared by every faceted page and API endpoint (see
+`search.filters.FacetedFilterSet`, which declares facets beside its filters).
+
+A facet's counts are taken with every other filter applied but not its own, so each
+value shows how many results it would match alongside the others (disjunctive
+faceting); within a facet, selected values are ORed.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+from urllib.parse import urlencode
+
+from django.db.models import CharField, Count, QuerySet, Value
+from django.db.models.functions import Cast
+from django.http import QueryDict
+
+# At most this many values per facet (most frequent first), plus any selected one.
+FACET_LIMIT = 100
+
+
+@dataclass
+class FacetOption:
+    value: str
+    label: str
+    count: int
+    selected: bool = False
+    links: "FacetLinks | None" = None
+
+    @cached_property
+    def url(self) -> str:
+        """The link that switches this value (built only when a page shows it)."""
+        return self.links.toggle(self.value) if self.links else ""
+
+
+@dataclass
+class FacetResult:
+    name: str
+    label: str
+    options: list[FacetOption] = field(default_factory=list)
+
+    @property
+    def selected(self) -> list[FacetOption]:
+        return [o for o in self.options if o.selected]
+
+
+class Facet:
+    """Counts of the values found along `path` (a lookup from the filtered model)."""
+
+    def __init__(
+        self,
+        label: str,
+        path: str,
+        *,
+        label_path: str | None = None,
+        choices: list[tuple[Any, str]] | None = None,
+        distinct: bool = False,
+        order: str = "count",
+        annotate: Callable[[QuerySet], QuerySet] | None = None,
+    ) -> None:
+        self.label = label
+        self.path = path
+        self.label_path = label_path
+        self.choices = dict(choices) if choices else None
+        # Paths through a many-valued relation must count each record once.
+        self.distinct = distinct
+        self.order = order
+        self.annotate = annotate
+
+    def grouped(self, queryset: QuerySet, name: str) -> QuerySet:
+        """One grouped count of this facet's values, in columns every facet shares."""
+        queryset = queryset.order_by()
+        if self.annotate:
+            queryset = self.annotate(queryset)
+        value_path, label_path = self.path, self.label_path or self.path
+        counter = Count("pk", distinct=True) if self.distinct else Count("*")
+        related = related_rows(queryset.model, self.path) if self.distinct else None
+        if related and not self.annotate:
+            # Counted from the related rows of the records that pass the filters
+            # (a semi-join), rather than by joining every record to all its related
+            # rows first, so the planner can start from the few that pass: people's
+            # venue facet under a search, a topic and a role, on PostgreSQL, 250 ->
+            # 11 ms (with the filters' subqueries from `having`).
+            model, key, first = related
+            queryset = model._default_manager.filter(
+                **{f"{key}__in": queryset.values("pk")}
+            ).order_by()
+            value_path = _replace_first(value_path, first)
+            label_path = _replace_first(label_path, first)
+            counter = Count(key, distinct=True)
+        return queryset.values(
+            facet=Value(name, output_field=CharField()),
+            value=Cast(value_path, CharField()),
+            label=Cast(label_path, CharField()),
+        ).annotate(n=counter)
+
+    def options(self, rows: list[dict]) -> list[tuple[str, str, int]]:
+        """(value, label, count) from the grouped rows, in display order."""
+        result = []
+        for row in rows:
+            value = row["value"]
+            if value is None:  # records without a value for this facet
+                continue
+            if self.label_path:
+                label = row["label"] or value
+            elif self.choices is not None:
+                label = str(self.choices.get(value, value))
+            else:
+                label = value
+            result.append((value, label, row["n"]))
+        if self.order == "value_desc":
+            result.sort(key=lambda r: r[0], reverse=True)
+        elif self.order == "value":
+            result.sort(key=lambda r: r[0])
+        else:
+            result.sort(key=lambda r: (-r[2], r[1].lower()))
+        return result
+
+    def count(self, queryset: QuerySet, name: str = "") -> list[tuple[str, str, int]]:
+        return self.options(list(self.grouped(queryset, name)))
+
+
+def related_rows(model, path: str) -> tuple[Any, str, str] | None:
+    """Where a path through a many-valued relation starts: the model holding one row
+    per related record, its key back to `model`, and the name the path's first step
+    takes there (None for a path along single-valued fields)."""
+    field = model._meta.get_field(path.split("__", 1)[0])
+    if field.many_to_many and not field.auto_created:  # a ManyToManyField
+        through = field.remote_field.through
+        return through, field.m2m_field_name(), field.m2m_reverse_field_name()
+    if field.one_to_many:  # the reverse of a ForeignKey
+        return field.related_model, field.field.name, ""
+    return None
+
+
+def having(model, lookup: str, value) -> QuerySet:
+    """The pks of `model`'s records matching `lookup` (each once), as a subquery.
+
+    Through a many-valued relation the related rows alone answer it, without a join
+    back to `model`: PostgreSQL then plans the outer query from the few matches
+    (a topic filter within a search's venue facet: 118 -> 11 ms).
+    """
+    related = related_rows(model, lookup)
+    if related is None:
+        return model._default_manager.filter(**{lookup: value}).values("pk")
+    rows, key, first = related
+    condition = {_replace_first(lookup, first): value}
+    return rows._default_manager.filter(**condition).order_by().values(key)
+
+
+def _replace_first(path: str, first: str) -> str:
+    """`path` with its first step replaced by `first` (or dropped when it is empty)."""
+    rest = path.split("__", 1)[1]
+    return f"{first}__{rest}" if first else rest
+
+
+def topic_facet(relation: str = "topics") -> Facet:
+    return Facet(
+        "Topic",
+        f"{relation}__ancestor_links__ancestor__slug",
+        label_path=f"{relation}__ancestor_links__ancestor__name",
+        distinct=True,
+    )
+
+
+class FacetLinks:
+    """Query strings that switch one value of one facet on or off (back to page 1).
+
+    The other parameters are encoded once per facet, not once per value.
+    """
+
+    def __init__(self, params: QueryDict, name: str) -> None:
+        self.name = name
+        self.values = params.getlist(name)
+        self.others = [
+            (k, v) for k in params if k not in (name, "page") for v in params.getlist(k)
+        ]
+
+    def toggle(self, value: str) -> str:
+        values = [v for v in self.values if v != value]
+        if len(values) == len(self.values):
+            values.append(value)
+        encoded = urlencode(self.others + [(self.name, v) for v in values])
+        return f"?{encoded}" if encoded else "?"

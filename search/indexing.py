@@ -1,0 +1,194 @@
+"""Keep search documents in step with the records they describe.
+
+Writes inside `deferred()` (imports, the admin, the demo load) are indexed once, when
+the block ends; any other write is indexed at once.
+"""
+
+import contextlib
+import threading
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+from django.db import connection, transaction
+from django.db.models.sql import Query
+
+from core.bulk import insert_rows, without_cycle_collection
+from core.cache import invalidate
+from core.models import SearchTerm
+from search.documents import TEXT_FIELDS, topic_texts
+from search.engines import PostgresEngine
+from search.operations import (
+    TRIGGER_SUFFIXES,
+    fts_table,
+    gin_index_sql,
+    sqlite_triggers,
+)
+from search.query import words_of
+from search.registry import searchables
+
+_state = threading.local()
+
+
+def _pending() -> dict[str, set[int]] | None:
+    return getattr(_state, "pending", None)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Collect the records to re-index and index them once at the end of the block."""
+    if _pending() is not None:  # already deferring: the outer block indexes
+        yield
+        return
+    _state.pending = defaultdict(set)
+    try:
+        yield
+        pending = _state.pending
+    finally:
+        _state.pending = None
+    for kind, ids in pending.items():
+        index(kind, ids)
+
+
+def schedule(kind: str, ids: Iterable[int | None]) -> None:
+    ids = {pk for pk in ids if pk is not None}
+    if not ids:
+        return
+    pending = _pending()
+    if pending is not None:
+        pending[kind] |= ids
+    else:
+        index(kind, ids)
+
+
+@transaction.atomic
+def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -> int:
+    """Rebuild the documents of the given records; drop those of deleted ones."""
+    searchable = searchables()[kind]
+    ids = set(ids)
+    if not ids:
+        return 0
+    document = searchable.document
+    existing = set(document.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    rows = list(searchable.build(ids, topic_texts() if topics is None else topics))
+    built = {row.pk for row in rows}
+    document.objects.filter(pk__in=existing - built).delete()
+    # The suggestion vocabulary: every column but the least weighted one.
+    words = words_of("\n".join(f"{r.heading}\n{r.topics}\n{r.body}" for r in rows))
+    _insert_documents(document, [row for row in rows if row.pk not in existing])
+    to_update = [document(**row._asdict()) for row in rows if row.pk in existing]
+    document.objects.bulk_update(to_update, list(TEXT_FIELDS), batch_size=500)
+    if connection.vendor == "postgresql" and to_update:
+        document.objects.filter(pk__in=existing & built).update(
+            vector=PostgresEngine.vector()
+        )
+    SearchTerm.objects.bulk_create(
+        [SearchTerm(word=w) for w in sorted(words)],
+        ignore_conflicts=True,
+        batch_size=1000,
+    )
+    # Bulk writers (imports, generators) fire no signals; they all end up here.
+    invalidate()
+    return len(rows)
+
+
+def _insert_documents(document, rows: list[tuple], batch: int = 1000) -> None:
+    """Insert new documents; on PostgreSQL with their vectors computed in the
+    same statement. Filling them in by an UPDATE afterwards left each row's first
+    version behind: a rebuilt table half dead space, which every broad search read."""
+    pk = document._meta.pk
+    if connection.vendor != "postgresql":
+        insert_rows(document, [pk.attname, *TEXT_FIELDS], rows)
+        return
+    table = document._meta.db_table
+    query = Query(document)
+    vector, vector_params = query.get_compiler(connection=connection).compile(
+        PostgresEngine.vector().resolve_expression(query)
+    )
+    names = [pk.column, *(document._meta.get_field(f).column for f in TEXT_FIELDS)]
+    columns = ", ".join(f'"{name}"' for name in names)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), batch):
+            chunk = rows[start : start + batch]
+            values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))
+            # The rows are named like the table, so the vector expression (which
+            # names the table's columns) reads them.
+            cursor.execute(
+                f'INSERT INTO "{table}" ({columns}, "vector") SELECT {columns}, '
+                f'{vector} FROM (VALUES {values}) AS "{table}" ({columns})',
+                [*vector_params, *(value for row in chunk for value in row)],
+            )
+
+
+@without_cycle_collection()
+@transaction.atomic
+def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
+    """Drop and rebuild the documents (and the index built from them) from scratch.
+
+    Each kind is rebuilt in one transaction, and its full-text index in one pass
+    at the end rather than row by row: on PostgreSQL the GIN index is dropped first
+    and built again; on SQLite the FTS5 triggers are dropped and the index rebuilt
+    from the table. Searches and writes of that kind wait for the transaction.
+    """
+    topics = topic_texts()
+    counts = {}
+    for kind in kinds or searchables():
+        searchable = searchables()[kind]
+        table = searchable.document._meta.db_table
+        with transaction.atomic(), connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                # Check the deferred foreign keys now: neither TRUNCATE nor CREATE
+                # INDEX runs on a table with pending trigger events.
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                cursor.execute(f'DROP INDEX IF EXISTS "{table}_vector_gin"')
+                # DELETE would leave every old row behind as dead space.
+                cursor.execute(f'TRUNCATE "{table}"')
+            else:
+                if connection.vendor == "sqlite":
+                    for suffix in TRIGGER_SUFFIXES:
+                        cursor.execute(f'DROP TRIGGER IF EXISTS "{table}_{suffix}"')
+                searchable.document.objects.all().delete()
+            ids = list(searchable.model.objects.values_list("pk", flat=True))
+            counts[kind] = index(kind, ids, topics) if ids else 0
+            if connection.vendor == "postgresql":
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                cursor.execute(gin_index_sql(table))
+            elif connection.vendor == "sqlite":
+                fts = fts_table(table)
+                cursor.execute(f'INSERT INTO "{fts}"("{fts}") VALUES (\'rebuild\')')
+                pk = searchable.document._meta.pk.column
+                for statement in sqlite_triggers(table, pk):
+                    cursor.execute(statement)
+    return counts
+
+
+def rebuild_in_parallel(kinds: Iterable[str] | None = None) -> dict[str, int]:
+    """`rebuild`, one kind per thread, connection and transaction, on PostgreSQL
+    outside a transaction: the server computes one kind's search vectors while
+    Python builds the next kind's documents. Each kind commits on its own.
+    Elsewhere, the same as `rebuild`.
+    """
+    kinds = list(kinds or searchables())
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return rebuild(kinds)
+
+    def one(kind: str) -> dict[str, int]:
+        try:
+            return rebuild([kind])
+        finally:
+            connection.close()  # this thread's own connection
+
+    with ThreadPoolExecutor(len(kinds)) as pool:
+        return {k: n for counts in pool.map(one, kinds) for k, n in counts.items()}
+
+
+def index_missing() -> dict[str, int]:
+    """Index the records that have no document yet (e.g. rows written before search)."""
+    counts = {}
+    for kind, searchable in searchables().items():
+        indexed = searchable.document.objects.values("pk")
+        ids = searchable.model.objects.exclude(pk__in=indexed).values_list(
+            "pk", flat=True
+        )
+        counts[kind] = index(kind, list(ids))
+    return counts
