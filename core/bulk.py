@@ -53,8 +53,8 @@ def large_cache(megabytes: int = 256) -> Iterator[None]:
     """SQLite: a larger page cache for this connection while a bulk write runs.
 
     The default 2 MB cache cannot hold the indexes of 100,000 rows, so inserts
-    re-read their pages (generating the full lab: 27 -> 23 s). Web workers keep
-    the default, so that their memory stays small.
+    re-read their pages. Web workers keep the default, so that their memory stays
+    small.
     """
     if connection.vendor != "sqlite":
         yield
@@ -75,10 +75,10 @@ def without_cycle_collection() -> Iterator[None]:
     """Pause Python's cyclic garbage collector while a bulk load runs.
 
     A load keeps hundreds of thousands of new objects alive, and the collector
-    walks them again and again to find no garbage (a 10,000-entry BibTeX import:
-    4.4 -> 3.7 s). Reference counting still frees everything as usual; cycles made
-    meanwhile are collected once the block ends. The switch is per process: in a
-    threaded server other requests run without cycle collection for that time.
+    walks them again and again to find no garbage. Reference counting still frees
+    everything as usual; cycles made meanwhile are collected once the block ends.
+    The switch is per process: in a threaded server other requests run without
+    cycle collection for that time.
     """
     was_enabled = gc.isenabled()
     gc.disable()

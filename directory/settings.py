@@ -100,9 +100,9 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # PostgreSQL's default random_page_cost (4) models spinning disks; with SSDs or
-    # a cached working set, 1.1 is the usual setting. Measured here: the authors of
-    # an API page were joined by scanning all people (7.7 ms) instead of by index
-    # (0.8 ms). Set PG_RANDOM_PAGE_COST empty to keep the server's own value.
+    # a cached working set, 1.1 is the usual setting: with 4, the authors of an API
+    # page were joined by scanning all people instead of by index. Set
+    # PG_RANDOM_PAGE_COST empty to keep the server's own value.
     _cost = env_str("PG_RANDOM_PAGE_COST", "1.1")
     if _cost:
         DATABASES["default"].setdefault("OPTIONS", {})["options"] = (

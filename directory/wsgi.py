@@ -16,7 +16,7 @@ def settle() -> None:
 
     A response leaves thousands of objects in reference cycles (model instances
     and their prefetched relations point at each other). With the default
-    thresholds they were freed in bulk every dozen requests, a 35-40 ms pause
+    thresholds they were freed in bulk every dozen requests, a pause that showed
     in the 95th percentile. A larger youngest generation with a short second one
     frees them in smaller batches, and `gc.freeze` keeps the start-up objects out
     of every scan (and, before a server forks, in memory pages the workers share).

@@ -64,11 +64,6 @@ class EventFilter(FacetedFilterSet):
             return qs.filter(date__lt=today)
         return qs
 
-    def order_results(self, queryset: QuerySet) -> QuerySet:
-        data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
-        order = data.get("sort") or "relevance"
-        if order == "oldest":
-            return queryset.order_by("date", "pk")
-        if order == "relevance" and data.get("q"):
-            return self.ranked(queryset, "-date", "-pk")
-        return queryset.order_by("-date", "-pk")
+    orders = {"newest": ("-date", "-pk"), "oldest": ("date", "pk")}
+    default_order = ("-date", "-pk")
+    relevance_then = ("-date", "-pk")

@@ -110,9 +110,6 @@ class EventLink(ExternalLink):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="links")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PAGE)
 
-    class Meta(ExternalLink.Meta):
-        pass
-
 
 class EventSearchDocument(SearchDocument):
     event = models.OneToOneField(
@@ -121,6 +118,3 @@ class EventSearchDocument(SearchDocument):
         on_delete=models.CASCADE,
         related_name="search_document",
     )
-
-    def __str__(self) -> str:
-        return f"search document of {self.event_id}"

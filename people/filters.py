@@ -2,7 +2,7 @@ import django_filters
 from django.db.models import QuerySet
 
 from core.models import Organization
-from people.models import Person, Role
+from people.models import BY_ROLE, Person, Role
 from publications.models import Venue
 from search.facets import Facet, topic_facet
 from search.filters import (
@@ -48,12 +48,9 @@ class PersonFilter(FacetedFilterSet):
         model = Person
         fields = ["q", "topic", "role", "organization", "status", "venue", "sort"]
 
-    def order_results(self, queryset: QuerySet) -> QuerySet:
-        data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
-        order = data.get("sort") or "relevance"
-        queryset = queryset.with_role_order()
-        if order == "name":
-            return queryset.order_by("family_name", "given_name", "pk")
-        if order == "relevance" and data.get("q"):
-            return self.ranked(queryset, "role_order", "family_name", "pk")
-        return queryset.by_role()
+    orders = {"name": ("family_name", "given_name", "pk"), "role": BY_ROLE}
+    default_order = BY_ROLE
+    relevance_then = ("role_order", "family_name", "pk")
+
+    def with_order_columns(self, queryset: QuerySet) -> QuerySet:
+        return queryset.with_role_order()

@@ -29,6 +29,9 @@ class Role(models.TextChoices):
 
 
 ROLE_ORDER = {value: index for index, value in enumerate(Role.values)}
+# Current members first, then by role as the people page groups them (the
+# `role_order` alias comes from PersonQuerySet.with_role_order).
+BY_ROLE = ("-status", "role_order", "family_name", "given_name", "pk")
 
 
 def profile_prefetches() -> list:
@@ -84,9 +87,7 @@ class PersonQuerySet(DirectoryQuerySet):
 
     def by_role(self) -> "PersonQuerySet":
         """Current members first, then by role as the people page groups them."""
-        return self.with_role_order().order_by(
-            "-status", "role_order", "family_name", "given_name", "pk"
-        )
+        return self.with_role_order().order_by(*BY_ROLE)
 
 
 class Person(models.Model):
@@ -209,9 +210,6 @@ class PersonLink(ExternalLink):
     person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="links")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
 
-    class Meta(ExternalLink.Meta):
-        pass
-
 
 class ResearchArea(models.Model):
     """A research direction with the projects or questions under it."""
@@ -325,9 +323,6 @@ class ExperienceLink(ExternalLink):
     experience = models.ForeignKey(
         Experience, on_delete=models.CASCADE, related_name="links"
     )
-
-    class Meta(ExternalLink.Meta):
-        pass
 
 
 class Award(models.Model):
@@ -452,9 +447,6 @@ class ContributionLink(ExternalLink):
         OpenSourceContribution, on_delete=models.CASCADE, related_name="links"
     )
 
-    class Meta(ExternalLink.Meta):
-        pass
-
 
 class Skill(models.Model):
     person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="skills")
@@ -497,6 +489,3 @@ class PersonSearchDocument(SearchDocument):
         on_delete=models.CASCADE,
         related_name="search_document",
     )
-
-    def __str__(self) -> str:
-        return f"search document of {self.person_id}"

@@ -1,5 +1,4 @@
 import django_filters
-from django.db.models import QuerySet
 
 from core.models import MAX_YEAR, MIN_YEAR
 from people.models import Person
@@ -20,6 +19,8 @@ SORTS = [
     ("oldest", "Oldest"),
     ("title", "Title"),
 ]
+
+NEWEST = ("-year", "-month", "title", "pk")
 
 
 class PublicationFilter(FacetedFilterSet):
@@ -63,13 +64,10 @@ class PublicationFilter(FacetedFilterSet):
             "author", "selected", "sort",
         ]  # fmt: skip
 
-    def order_results(self, queryset: QuerySet) -> QuerySet:
-        data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
-        order = data.get("sort") or "relevance"
-        if order == "oldest":
-            return queryset.order_by("year", "month", "title", "pk")
-        if order == "title":
-            return queryset.order_by("title", "pk")
-        if order == "relevance" and data.get("q"):
-            return self.ranked(queryset, "-year", "title", "pk")
-        return queryset.order_by("-year", "-month", "title", "pk")
+    orders = {
+        "newest": NEWEST,
+        "oldest": ("year", "month", "title", "pk"),
+        "title": ("title", "pk"),
+    }
+    default_order = NEWEST
+    relevance_then = ("-year", "title", "pk")

@@ -244,9 +244,6 @@ class PublicationLink(ExternalLink):
     )
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.PAPER)
 
-    class Meta(ExternalLink.Meta):
-        pass
-
 
 class PublicationSearchDocument(SearchDocument):
     publication = models.OneToOneField(
@@ -255,6 +252,3 @@ class PublicationSearchDocument(SearchDocument):
         on_delete=models.CASCADE,
         related_name="search_document",
     )
-
-    def __str__(self) -> str:
-        return f"search document of {self.publication_id}"

@@ -4,6 +4,8 @@
 FacetedFilterSet counts its facets with the same filters (see search.facets).
 """
 
+from typing import Any
+
 import django_filters
 from django import forms
 from django.db.models import QuerySet
@@ -24,6 +26,18 @@ from search.facets import (
 )
 from search.query import MAX_QUERY_CHARS, parse
 from search.ranking import RANKED_CANDIDATES, RankedResults
+
+
+def as_query_dict(data: Any) -> QueryDict:
+    """A FilterSet's data as a QueryDict (tests and callers may pass a dict)."""
+    if isinstance(data, QueryDict):
+        return data
+    params = QueryDict(mutable=True)
+    for key, value in (data or {}).items():
+        params.setlist(
+            key, [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        )
+    return params
 
 
 class SearchFilter(django_filters.CharFilter):
@@ -221,7 +235,22 @@ class FacetedFilterSet(django_filters.FilterSet):
             self._qs = self.order_results(queryset)
         return self._qs
 
+    # The orders `sort` offers besides relevance, by name; `default_order` without
+    # a text query, and `relevance_then` for the results past the ranked ones.
+    orders: dict[str, tuple[str, ...]] = {}
+    default_order: tuple[str, ...] = ("pk",)
+    relevance_then: tuple[str, ...] = ("pk",)
+
     def order_results(self, queryset: QuerySet) -> QuerySet:
+        data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
+        order = data.get("sort") or "relevance"
+        queryset = self.with_order_columns(queryset)
+        if order == "relevance" and data.get("q"):
+            return self.ranked(queryset, *self.relevance_then)
+        return queryset.order_by(*self.orders.get(order, self.default_order))
+
+    def with_order_columns(self, queryset: QuerySet) -> QuerySet:
+        """The queryset with whatever the orders sort by that is not a column."""
         return queryset
 
     def ranked(self, queryset: QuerySet, *then: str) -> QuerySet | RankedResults:
@@ -288,9 +317,7 @@ class FacetedFilterSet(django_filters.FilterSet):
         if self.is_bound:
             self.errors  # noqa: B018
         wanted = [n for n in self.facets if names is None or n in names]
-        params = (
-            self.data if isinstance(self.data, QueryDict) else QueryDict(mutable=True)
-        )
+        params = as_query_dict(self.data)
         selections = {
             name: {str(v) for v in params.getlist(name)}
             if params and name not in self.form.errors

@@ -22,3 +22,6 @@ class SearchDocument(models.Model):
 
     class Meta:
         abstract = True
+
+    def __str__(self) -> str:
+        return f"search document of {self.pk}"

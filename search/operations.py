@@ -172,9 +172,9 @@ class KeepVectorsInline(DocumentOperation):
 
     Every match reads the vector of each candidate row. A member's vector, built
     from all their papers, is a few KB: with the default storage most went to the
-    TOAST table, and matching a common word then fetched 9,000 of them (26 ms in a
-    10,000-member directory); kept in the row, with the texts moved out instead,
-    10 ms, and ranking 43 -> 15 ms. Existing vectors are rewritten to move in.
+    TOAST table, and matching a common word fetched thousands of them from there;
+    kept in the row, with the texts moved out instead, matching and ranking read
+    one page per row. Existing vectors are rewritten to move in.
     """
 
     def describe(self) -> str:

@@ -4,6 +4,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
 
 from publications.models import Authorship, Publication, Venue
 from tests import factories
@@ -184,3 +185,17 @@ def test_imported_authors_show_in_the_change_form(admin_client_logged_in, db):
     ).content.decode()
     assert "van Beethoven" in html
     assert Authorship.objects.filter(publication=paper).count() == 7
+
+
+def test_admin_orders_authors_by_position(admin_client_logged_in, db):
+    pub = factories.publication(
+        authors=["First Author", "Second Author", "Third Author"]
+    )
+    html = admin_client_logged_in.get(
+        reverse("admin:publications_publication_change", args=[pub.pk])
+    ).content.decode()
+    assert (
+        html.index("First Author")
+        < html.index("Second Author")
+        < html.index("Third Author")
+    )

@@ -97,7 +97,7 @@ def test_backup_restores_every_row_into_an_empty_database(scratch_database, tmp_
     assert before["people.person"] and before["authtoken.token"]
     assert sorted(after) == sorted(before)
     differing = {
-        label: [row[:300] for row in sorted(set(before[label]) ^ set(after[label]))]
+        label: _field_differences(before[label], after[label])
         for label in before
         if after[label] != before[label]
     }
@@ -179,6 +179,35 @@ def _snapshot(env: dict[str, str], out: Path) -> dict[str, list[str]]:
             json.dumps(record, sort_keys=True)
         )
     return {label: sorted(rows) for label, rows in tables.items()}
+
+
+def _field_differences(before: list[str], after: list[str]) -> list:
+    """For each record that differs: its key and the fields whose values differ."""
+    old = {_key(row): json.loads(row) for row in set(before) - set(after)}
+    new = {_key(row): json.loads(row) for row in set(after) - set(before)}
+    return [
+        (
+            key,
+            {
+                name: (
+                    old.get(key, {}).get("fields", {}).get(name),
+                    new.get(key, {}).get("fields", {}).get(name),
+                )
+                for name in {
+                    *old.get(key, {}).get("fields", {}),
+                    *new.get(key, {}).get("fields", {}),
+                }
+                if old.get(key, {}).get("fields", {}).get(name)
+                != new.get(key, {}).get("fields", {}).get(name)
+            },
+        )
+        for key in sorted(old.keys() | new.keys())
+    ]
+
+
+def _key(row: str) -> str:
+    record = json.loads(row)
+    return json.dumps([record.get("pk"), record["fields"].get("slug")])
 
 
 def _search(env: dict[str, str]) -> dict:

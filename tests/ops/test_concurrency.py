@@ -52,7 +52,7 @@ def _run_scenario(scenario: str, database_url: str, tmp_path: Path) -> dict:
     env.pop("CACHE_URL", None)
     code = (
         "import django, json; django.setup(); "
-        f"from tests.directory.test_concurrency import {scenario}; "
+        f"from tests.ops.test_concurrency import {scenario}; "
         f"print(json.dumps({scenario}()))"
     )
     result = subprocess.run(

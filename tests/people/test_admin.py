@@ -1,35 +1,11 @@
 import io
 
-import pytest
-from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from PIL import Image
 
 from people.models import Person
 from tests import factories
-
-MODELS = [
-    model
-    for model in admin.site._registry
-    if model._meta.app_label in {"directory", "people", "publications", "events"}
-]
-
-
-@pytest.mark.parametrize("model", MODELS, ids=lambda m: m._meta.label)
-def test_every_changelist_and_add_form_renders(admin_client_logged_in, demo_lab, model):
-    opts = model._meta
-    changelist = reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
-    add = reverse(f"admin:{opts.app_label}_{opts.model_name}_add")
-    assert admin_client_logged_in.get(changelist).status_code == 200
-    assert admin_client_logged_in.get(add).status_code == 200
-    assert admin_client_logged_in.get(changelist, {"q": "zhu"}).status_code == 200
-    first = model.objects.first()
-    if first is not None:
-        change = reverse(
-            f"admin:{opts.app_label}_{opts.model_name}_change", args=[first.pk]
-        )
-        assert admin_client_logged_in.get(change).status_code == 200
 
 
 def _person_form(**overrides) -> dict:
@@ -121,17 +97,3 @@ def test_admin_rejects_an_end_before_start_inline_and_saves_nothing(
     assert response.status_code == 200
     assert "end date cannot be before the start date" in response.content.decode()
     assert not Person.objects.filter(slug="grace-hopper").exists()
-
-
-def test_admin_orders_authors_by_position(admin_client_logged_in, db):
-    pub = factories.publication(
-        authors=["First Author", "Second Author", "Third Author"]
-    )
-    html = admin_client_logged_in.get(
-        reverse("admin:publications_publication_change", args=[pub.pk])
-    ).content.decode()
-    assert (
-        html.index("First Author")
-        < html.index("Second Author")
-        < html.index("Third Author")
-    )

@@ -1,0 +1,51 @@
+import pytest
+
+from publications.citation import apa, apa_name
+from tests import factories
+
+
+def test_incomplete_author_lists_end_with_et_al(db):
+    publication = factories.publication(
+        title="HilbertA", year=2026, authors_complete=False, authors=["Shaoyi Zheng"]
+    )
+
+    assert apa(publication).startswith("Zheng, S., et al. (2026). HilbertA.")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Wenbo Lu", "Lu, W."),
+        ("Y. Xia", "Xia, Y."),
+        ("Chi-Min Chan", "Chan, C.-M."),
+        ("Rynson W.H. Lau", "Lau, R. W. H."),
+        ("Ludwig van Beethoven", "van Beethoven, L."),
+        ("祝磊", "祝磊"),
+    ],
+)
+def test_apa_names_are_family_name_then_initials(name, expected):
+    assert apa_name(name) == expected
+
+
+def test_apa_joins_two_authors_with_an_ampersand(db):
+    publication = factories.publication(title="Two", authors=["A. One", "B. Two"])
+
+    assert apa(publication).startswith("One, A., & Two, B. (2024). Two.")
+
+
+def test_apa_shortens_more_than_twenty_authors(db):
+    authors = [f"Author N{i}" for i in range(1, 23)]
+    publication = factories.publication(authors=authors)
+
+    text = apa(publication)
+
+    assert "N19, A., . . . N22, A. (2024)" in text
+    assert "N20" not in text
+
+
+def test_apa_marks_accepted_work_in_press(db):
+    publication = factories.publication(
+        title="Soon", status="accepted", authors=["A. One"]
+    )
+
+    assert apa(publication).startswith("One, A. (in press). Soon.")
