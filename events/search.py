@@ -5,9 +5,8 @@ from collections.abc import Iterable, Iterator
 from core.models import Topic, TopicClosure
 from events.models import Event, EventSearchDocument
 from people.models import Person
-from search import registry
 from search.documents import Document, grouped, id_chunks, join, within
-from search.signals import reindex_on, reindex_on_link
+from search.registration import reindex_on, reindex_on_link, searchable
 
 EVENT_FIELDS = (
     "pk", "title", "description", "host", "location", "kind", "publication__title",
@@ -44,10 +43,6 @@ def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Docu
             )
 
 
-def _self(event: Event) -> list[int]:
-    return [event.pk]
-
-
 def _events_of_person(person: Person):
     return Event.objects.filter(people=person).values_list("pk", flat=True)
 
@@ -58,8 +53,7 @@ def _events_under_topic(topic: Topic):
 
 
 def register() -> None:
-    registry.register("event", Event, EventSearchDocument, event_documents)
-    reindex_on(Event, "event", _self)
+    searchable("event", Event, EventSearchDocument, event_documents)
     # A member's name is part of their events' text.
     reindex_on(Person, "event", _events_of_person, deleted=False)
     reindex_on(Topic, "event", _events_under_topic, deleted=False)

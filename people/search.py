@@ -5,9 +5,8 @@ from collections.abc import Iterable, Iterator
 from core.models import Organization, Topic, TopicClosure
 from people import models as people
 from publications.models import Authorship, Publication
-from search import registry
 from search.documents import Document, grouped, id_chunks, join, within
-from search.signals import reindex_on, reindex_on_link
+from search.registration import reindex_on, reindex_on_link, searchable
 
 # Profile sections that count toward a member's least weighted text, by the fields
 # read from each: their career before their papers, the rest after.
@@ -136,10 +135,6 @@ def authors_of(publication_ids: Iterable[int]) -> set[int]:
     )
 
 
-def _self(person: people.Person) -> list[int]:
-    return [person.pk]
-
-
 def _owner(row) -> list[int]:
     return [row.person_id]
 
@@ -167,10 +162,7 @@ def _members_under_topic(topic: Topic) -> set[int]:
 
 
 def register() -> None:
-    registry.register(
-        "person", people.Person, people.PersonSearchDocument, person_documents
-    )
-    reindex_on(people.Person, "person", _self)
+    searchable("person", people.Person, people.PersonSearchDocument, person_documents)
     for section in (
         people.ResearchArea,
         people.Teaching,

@@ -9,9 +9,8 @@ from publications.models import (
     PublicationSearchDocument,
     Venue,
 )
-from search import registry
 from search.documents import Document, grouped, id_chunks, join, within
-from search.signals import reindex_on, reindex_on_link
+from search.registration import reindex_on, reindex_on_link, searchable
 
 PUBLICATION_FIELDS = (
     "pk", "title", "alternative_title", "summary", "key_results", "venue__name",
@@ -56,10 +55,6 @@ def publication_documents(
             )
 
 
-def _self(publication: Publication) -> list[int]:
-    return [publication.pk]
-
-
 def _paper(authorship: Authorship) -> list[int]:
     return [authorship.publication_id]
 
@@ -74,10 +69,9 @@ def _papers_under_topic(topic: Topic):
 
 
 def register() -> None:
-    registry.register(
+    searchable(
         "publication", Publication, PublicationSearchDocument, publication_documents
     )
-    reindex_on(Publication, "publication", _self)
     reindex_on(Authorship, "publication", _paper)
     reindex_on(Venue, "publication", _papers_at_venue, deleted=False)
     reindex_on(Topic, "publication", _papers_under_topic, deleted=False)

@@ -50,6 +50,21 @@ def deferred() -> Iterator[None]:
         index(kind, ids)
 
 
+def _deleting() -> dict[str, set[int]]:
+    if not hasattr(_state, "deleting"):
+        _state.deleting = defaultdict(set)
+    return _state.deleting
+
+
+def mark_deleting(kind: str, pk: int) -> None:
+    """Index no document for this record until `unmark_deleting` (its deletion)."""
+    _deleting()[kind].add(pk)
+
+
+def unmark_deleting(kind: str, pk: int) -> None:
+    _deleting()[kind].discard(pk)
+
+
 def schedule(kind: str, ids: Iterable[int | None]) -> None:
     ids = {pk for pk in ids if pk is not None}
     if not ids:
@@ -70,7 +85,10 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         return 0
     document = searchable.document
     existing = set(document.objects.filter(pk__in=ids).values_list("pk", flat=True))
-    rows = list(searchable.build(ids, topic_texts() if topics is None else topics))
+    # A record whose deletion is cascading gets no document: its related rows go
+    # first, and their signals would otherwise write one for it again.
+    live = ids - _deleting()[kind]
+    rows = list(searchable.build(live, topic_texts() if topics is None else topics))
     built = {row.pk for row in rows}
     document.objects.filter(pk__in=existing - built).delete()
     # The suggestion vocabulary: every column but the least weighted one.

@@ -1,23 +1,52 @@
-"""Which writes make which documents stale: each app declares its own rules here.
+"""How an app makes its records searchable, from its AppConfig.ready().
 
+`searchable(...)` names a kind of record, its document model and the function that
+builds its documents; the rules say which other writes make documents stale:
 `reindex_on(Person, "event", events_of_person)` re-indexes the events a person
-appears in whenever the person is saved; the apps make these calls from their
-AppConfig.ready(), so this package never names a domain model.
+appears in whenever the person is saved. This package never names a domain model.
 """
 
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import models
-from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 
-from search.indexing import schedule
+from search import registry
+from search.indexing import mark_deleting, schedule, unmark_deleting
 
 Ids = Callable[[Any], Iterable[int | None]]
 
 
 def own_pk(instance: models.Model) -> list[int]:
     return [instance.pk]
+
+
+def searchable(
+    kind: str,
+    model: type[models.Model],
+    document: type[models.Model],
+    build: registry.Builder,
+) -> None:
+    """Register a kind of record: its documents follow its saves and deletes."""
+    registry.register(kind, model, document, build)
+    reindex_on(model, kind)
+
+    # A deletion cascades to related rows first, whose own rules would index the
+    # record again; it is indexed as gone only when it is.
+    def before_delete(sender, instance, **kwargs) -> None:
+        mark_deleting(kind, instance.pk)
+
+    def after_delete(sender, instance, **kwargs) -> None:
+        unmark_deleting(kind, instance.pk)
+
+    label = model._meta.label
+    pre_delete.connect(
+        before_delete, sender=model, weak=False, dispatch_uid=f"search:{label}:pre"
+    )
+    post_delete.connect(
+        after_delete, sender=model, weak=False, dispatch_uid=f"search:{label}:post"
+    )
 
 
 def reindex_on(
