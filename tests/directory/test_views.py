@@ -111,3 +111,20 @@ def test_server_error_page_is_plain_and_leaks_nothing(client, db, settings):
     html = response.content.decode()
     assert "Something went wrong" in html
     assert "secret detail" not in html and "Traceback" not in html
+
+
+@pytest.mark.parametrize(
+    ("url", "section"),
+    [
+        ("/people/", "People"),
+        ("/people/lei-zhu/", "People"),
+        ("/publications/", "Publications"),
+        ("/publications/duoattention/", "Publications"),
+        ("/events/", "News &amp; events"),
+        ("/", None),
+    ],
+)
+def test_the_menu_marks_the_section_a_page_belongs_to(client, demo_lab, url, section):
+    html = client.get(url).content.decode()
+    current = re.findall(r'<a href="[^"]*" aria-current="page">([^<]*)</a>', html)
+    assert current == ([section] if section else [])
