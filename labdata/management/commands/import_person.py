@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from labdata.labfiles import LabFileError, import_lab_files
+from labdata.loader import import_lab_files
+from labdata.reader import LabFileError
 from search.indexing import index_missing
 
 

@@ -3,7 +3,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from labdata.labfiles import LabFileError, load_lab_directory
+from labdata.loader import load_lab_directory
+from labdata.reader import LabFileError
 from search.indexing import index_missing
 
 
