@@ -28,8 +28,16 @@ from search.indexing import deferred
 
 
 class Stats(dict):
+    """How many records of each kind a load created, updated, wrote or deleted."""
+
     def bump(self, key: str) -> None:
         self[key] = self.get(key, 0) + 1
+
+    def report(self, unchanged: str) -> str:
+        """Return one line a count, or `unchanged` when nothing was written."""
+        if not self:
+            return unchanged
+        return "\n".join(f"{count:5d} {key}" for key, count in sorted(self.items()))
 
 
 def load_lab_directory(root: Path) -> Stats:

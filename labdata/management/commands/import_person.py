@@ -34,10 +34,5 @@ class Command(BaseCommand):
         except LabFileError as exc:
             raise CommandError(f"{exc}\nNothing was imported.") from None
         index_missing()
-        if verbosity == 0:
-            return
-        if not stats:
-            self.stdout.write("Already up to date: nothing changed.")
-            return
-        for key, count in sorted(stats.items()):
-            self.stdout.write(f"{count:5d} {key}")
+        if verbosity > 0:
+            self.stdout.write(stats.report("Already up to date: nothing changed."))
