@@ -205,9 +205,9 @@ def _foreign_keys_checked_once(tables: list[str]) -> Iterator[None]:
     """PostgreSQL: set these tables' foreign keys aside and add them back at the end.
 
     Django's foreign keys are checked at commit, one locking look-up per row
-    written: for the 1.3 million rows of the full lab, 10 of the 26 s spent
-    writing. Added back (same names, same definitions), each key is checked
-    by one join over its table. Inside the transaction: a failure restores them.
+    written: a large share of the time a full lab takes to write. Added back
+    (same names, same definitions), each key is checked by one join over its
+    table. Inside the transaction: a failure restores them.
     """
     if connection.vendor != "postgresql":
         yield
