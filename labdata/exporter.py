@@ -180,7 +180,7 @@ def _prefetches(section: Section, prefix: str = "") -> list[str | Prefetch]:
 
 
 def _stable(section: Section) -> models.QuerySet:
-    """Rows in the order the profile shows them, ties broken for a stable file."""
+    """Return the rows in the order the profile shows them, ties broken by pk."""
     model = section.model
     related = [field.name for field in section.of(Kind.REF)]
     return model.objects.select_related(*related).order_by(*model._meta.ordering, "pk")

@@ -161,7 +161,7 @@ class _Loader:
 
     # -- one record ------------------------------------------------------------
 
-    def _load_record(self, section: Section, slug: str, record: dict):
+    def _load_record(self, section: Section, slug: str, record: dict) -> models.Model:
         """Create or update the record named by `slug`, with its many-to-many refs."""
         obj = self._upsert(section.model, slug, self._values(section, record))
         for field in section.of(Kind.REFS):
@@ -176,7 +176,7 @@ class _Loader:
     def _values(
         self, section: Section, record: dict, label: str = "", where: str = ""
     ) -> dict[str, Any]:
-        """The model's field values for one record, its related rows left out."""
+        """Return the model's field values for one record, its related rows aside."""
         values = self._plain(section, record)
         if section.has(Kind.PERIOD):
             values.update(reader.period(record, label))
@@ -191,7 +191,7 @@ class _Loader:
         return values
 
     def _plain(self, section: Section, record: dict) -> dict[str, Any]:
-        """The record's values and numbers, blank where the import mode says."""
+        """Return the record's values and numbers; clear_missing blanks the rest."""
         fields = list(section.of(Kind.VALUE, Kind.NUMBER))
         model = section.model._meta
         if section.as_written:
@@ -205,7 +205,9 @@ class _Loader:
                 values.setdefault(f.name, model.get_field(f.name).get_default())
         return values
 
-    def _upsert(self, model: type[models.Model], slug: str, values: dict):
+    def _upsert(
+        self, model: type[models.Model], slug: str, values: dict
+    ) -> models.Model:
         label = model._meta.verbose_name
         obj = model.objects.filter(slug=slug).first()
         created = obj is None
@@ -218,7 +220,7 @@ class _Loader:
             self.stats.bump(f"{label} {'created' if created else 'updated'}")
         return obj
 
-    def _ref(self, kind: str, slug: str | None, where: str = ""):
+    def _ref(self, kind: str, slug: str | None, where: str = "") -> models.Model | None:
         if not slug:
             return None
         table = self.known[kind]
@@ -248,7 +250,7 @@ class _Loader:
                 self._sync(getattr(obj, field.name), self._rows(field, records))
 
     def _rows(self, field: Field, records: list[dict]) -> list[dict]:
-        """Each row's values, with its own related rows under the key "_rows"."""
+        """Return each row's values, with its own related rows under "_rows"."""
         section = field.section
         rows = []
         for number, record in enumerate(records, start=1):
@@ -258,7 +260,7 @@ class _Loader:
                 inner.name: self._rows(inner, reader.mappings(record, inner.key))
                 for inner in section.of(Kind.ROWS)
             }
-            rows.append({**values, "_rows": nested} if nested else values)
+            rows.append({**values, "_rows": nested})
         return rows
 
     def _sync(self, manager, rows: list[dict], within: str = "") -> None:
@@ -305,7 +307,7 @@ class _Loader:
 
 
 def _as_read(field: Field, value: Any) -> Any:
-    """A null value is blank text, except for a number, which may be unknown."""
+    """Return a null as blank text, except for a number, which may be unknown."""
     return "" if value is None and field.kind is Kind.VALUE else value
 
 

@@ -48,6 +48,7 @@ def _records(path: Path) -> Iterable[tuple[str, dict]]:
         raise LabFileError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise LabFileError(f"{path}: the top level must be a mapping of sections")
+    # A member's file names its one record `person:`; it is a record of `people`.
     if "person" in data:
         data.setdefault("people", []).append(data.pop("person"))
     unknown = set(data) - set(SECTIONS)
