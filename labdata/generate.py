@@ -4,8 +4,9 @@ import contextlib
 import datetime
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from django.core.management.color import no_style
 from django.db import connection, transaction
@@ -204,9 +205,9 @@ def _foreign_keys_checked_once(tables: list[str]) -> Iterator[None]:
     """PostgreSQL: set these tables' foreign keys aside and add them back at the end.
 
     Django's foreign keys are checked at commit, one locking look-up per row
-    written: for the 1.3 million rows of the full lab, 10 of the 26 s spent
-    writing. Added back (same names, same definitions), each key is checked
-    by one join over its table. Inside the transaction: a failure restores them.
+    written: a large share of the time a full lab takes to write. Added back
+    (same names, same definitions), each key is checked by one join over its
+    table. Inside the transaction: a failure restores them.
     """
     if connection.vendor != "postgresql":
         yield
@@ -228,9 +229,42 @@ def _foreign_keys_checked_once(tables: list[str]) -> Iterator[None]:
 
 
 def _generate(*, people: int, publications: int, events: int, seed: int) -> Counts:
+    # Each table draws from the one generator in turn: reordering the calls, or the
+    # draws within one, gives another lab for the same seed.
     rng = random.Random(seed)
     now = timezone.now()
+    orgs = _organizations(rng, max(30, people // 30))
+    venues = _venues(rng)
+    topics = _topics(rng)
+    persons, groups = _people(rng, people, orgs, topics)
+    _profile_rows(rng, persons, orgs)
+    papers = _publications(rng, now, publications, persons, groups, venues, topics)
+    shown = _events(rng, now, events, people, orgs, topics)
+    _reset_sequences()
+    return Counts(len(persons), papers, shown)
 
+
+T = TypeVar("T")
+Group = tuple[list[int], list[Topic]]  # member ids, focus topics
+
+
+class _Weighted(Generic[T]):
+    """Items drawn with fixed weights."""
+
+    def __init__(self, items: Sequence[T], weights: Iterable[float]) -> None:
+        self.items = items
+        # Cumulative weights, summed once: random.choices would sum them on every
+        # call (same draws either way).
+        self.cumulative = list(itertools.accumulate(weights))
+
+    def draw(self, rng: random.Random, k: int = 1) -> list[T]:
+        return rng.choices(self.items, cum_weights=self.cumulative, k=k)
+
+    def one(self, rng: random.Random) -> T:
+        return self.draw(rng)[0]
+
+
+def _organizations(rng: random.Random, count: int) -> list[Organization]:
     orgs = [
         Organization(
             id=i + 1,
@@ -239,10 +273,13 @@ def _generate(*, people: int, publications: int, events: int, seed: int) -> Coun
             kind=rng.choice(ORG_KINDS),
             location=rng.choice(CITIES),
         )
-        for i in range(max(30, people // 30))
+        for i in range(count)
     ]
     Organization.objects.bulk_create(orgs, batch_size=2000)
+    return orgs
 
+
+def _venues(rng: random.Random) -> list[Venue]:
     venues = [
         Venue(id=1, name="arXiv", short_name="arXiv", slug="arxiv", kind="preprint")
     ]
@@ -258,7 +295,11 @@ def _generate(*, people: int, publications: int, events: int, seed: int) -> Coun
             )
         )
     Venue.objects.bulk_create(venues, batch_size=2000)
+    return venues
 
+
+def _topics(rng: random.Random) -> _Weighted[Topic]:
+    """Write the topic tree and its closure; return the leaves, a few drawn most."""
     topics: list[Topic] = []
     tid = itertools.count(1)
     for root_name in ROOT_TOPICS:
@@ -281,117 +322,149 @@ def _generate(*, people: int, publications: int, events: int, seed: int) -> Coun
                         aliases=f"{word} {noun}",
                     )
                 )
-    # Bulk writes skip Topic.save(), so the closure is rebuilt once below.
+    # Bulk writes skip Topic.save(), so the closure is rebuilt once here.
     Topic.objects.bulk_create(topics, batch_size=2000)
     TopicClosure.rebuild()
     leaves = [t for t in topics if t.parent_id is not None]
     rng.shuffle(leaves)
-    # Cumulative weights, summed once: random.choices would sum them on every call
-    # (same draws either way).
-    topic_weights = list(itertools.accumulate(_zipf_weights(len(leaves))))
+    return _Weighted(leaves, _zipf_weights(len(leaves)))
 
-    # Research groups of 5-30 members, each with a few focus topics.
+
+def _people(
+    rng: random.Random, count: int, orgs: list[Organization], topics: _Weighted[Topic]
+) -> tuple[list[Person], list[Group]]:
+    """Write the people and their topics, in research groups of 5-30 members."""
     persons, person_topics, groups = [], [], []
     pid = 0
-    while pid < people:
-        size = min(rng.randint(5, 30), people - pid)
-        focus = rng.choices(leaves, cum_weights=topic_weights, k=4)
+    while pid < count:
+        size = min(rng.randint(5, 30), count - pid)
+        focus = topics.draw(rng, k=4)
         org = rng.choice(orgs)
         members = []
         for k in range(size):
             pid += 1
-            person = _person(rng, pid, org, lead=(k == 0))
-            persons.append(person)
+            persons.append(_person(rng, pid, org, lead=(k == 0)))
             members.append(pid)
             chosen = {t.id for t in rng.sample(focus, rng.randint(1, 3))}
-            chosen |= {
-                t.id
-                for t in rng.choices(
-                    leaves, cum_weights=topic_weights, k=rng.randint(0, 2)
-                )
-            }
+            chosen |= {t.id for t in topics.draw(rng, k=rng.randint(0, 2))}
             person_topics += [(pid, t) for t in chosen]
         groups.append((members, focus))
     Person.objects.bulk_create(persons, batch_size=2000)
     insert_rows(Person.topics.through, ["person", "topic"], person_topics)
-    _profile_rows(rng, persons, orgs)
+    return persons, groups
 
-    # Productivity is heavy-tailed (median about 10, capped near 1,000).
-    productivity = {p.id: min(rng.paretovariate(1.2), 200.0) for p in persons}
-    papers_of = dict.fromkeys(productivity, 0)
-    pubs, authorships, pub_topics = [], [], []
-    group_weights = list(
-        itertools.accumulate(
-            sum(productivity[m] for m in members) for members, _ in groups
+
+class _Authors:
+    """Who writes a paper: a group by its output, its lead by theirs, co-authors."""
+
+    def __init__(
+        self, rng: random.Random, persons: list[Person], groups: list[Group]
+    ) -> None:
+        # Productivity is heavy-tailed (median about 10, capped near 1,000).
+        productivity = {p.id: min(rng.paretovariate(1.2), 200.0) for p in persons}
+        self.rng, self.persons, self.groups = rng, persons, groups
+        self.papers_of = dict.fromkeys(productivity, 0)
+        self.group = _Weighted(
+            range(len(groups)),
+            (sum(productivity[m] for m in members) for members, _ in groups),
         )
-    )
-    member_weights = [
-        list(itertools.accumulate(productivity[m] for m in members))
-        for members, _ in groups
-    ]
-    year_weights = list(
-        itertools.accumulate(
-            1.08 ** (y - FIRST_YEAR) for y in range(FIRST_YEAR, LAST_YEAR + 1)
-        )
-    )
-    size_weights = list(itertools.accumulate([8, 10, 9, 7, 5, 3, 2, 1, 1, 1, 1]))
-    years = list(range(FIRST_YEAR, LAST_YEAR + 1))
-    for n in range(1, publications + 1):
-        g = rng.choices(range(len(groups)), cum_weights=group_weights)[0]
-        members, focus = groups[g]
-        lead = rng.choices(members, cum_weights=member_weights[g])[0]
-        if papers_of[lead] >= MAX_PAPERS_PER_PERSON:
+        self.member = [
+            _Weighted(members, (productivity[m] for m in members))
+            for members, _ in groups
+        ]
+        self.size = _Weighted(range(2, 13), [8, 10, 9, 7, 5, 3, 2, 1, 1, 1, 1])
+
+    def draw(self) -> tuple[list[int], list[Topic], int]:
+        """Return a paper's authors from one group, that group's focus, and its size."""
+        rng = self.rng
+        g = self.group.one(rng)
+        members, focus = self.groups[g]
+        lead = self.member[g].one(rng)
+        if self.papers_of[lead] >= MAX_PAPERS_PER_PERSON:
             lead = rng.choice(members)
-        size = rng.choices(range(2, 13), cum_weights=size_weights)[0]
+        size = self.size.one(rng)
         coauthors = [
             m for m in rng.sample(members, min(len(members), size)) if m != lead
         ]
-        in_group = [lead, *coauthors[: max(0, size - 1 - rng.randint(0, 2))]]
+        return [lead, *coauthors[: max(0, size - 1 - rng.randint(0, 2))]], focus, size
+
+    def rows(self, paper: int, members: list[int], size: int) -> list[tuple]:
+        """Return the authorships: the members in a random order, then outsiders."""
+        order = list(members)
+        self.rng.shuffle(order)
+        rows = []
+        for member in order:
+            self.papers_of[member] += 1
+            name = self.persons[member - 1].display_name
+            rows.append((paper, len(rows) + 1, name, member))
+        for _ in range(size - len(order)):
+            given, family = self.rng.choice(LATIN)[:2]
+            rows.append((paper, len(rows) + 1, f"{given} {family}", None))
+        return rows
+
+
+def _publications(
+    rng: random.Random,
+    now: datetime.datetime,
+    count: int,
+    persons: list[Person],
+    groups: list[Group],
+    venues: list[Venue],
+    topics: _Weighted[Topic],
+) -> int:
+    """Write the papers with their authorships and topics; return how many."""
+    authors = _Authors(rng, persons, groups)
+    years = range(FIRST_YEAR, LAST_YEAR + 1)
+    year = _Weighted(years, (1.08 ** (y - FIRST_YEAR) for y in years))
+    papers, authorships, paper_topics = [], [], []
+    for n in range(1, count + 1):
+        members, focus, size = authors.draw()
         topic = rng.choice(focus)
-        year = rng.choices(years, cum_weights=year_weights)[0]
+        published = year.one(rng)
         status = "published"
-        if year == LAST_YEAR:
+        if published == LAST_YEAR:
             status = rng.choice(["published", "accepted", "under_review", "preprint"])
         summary = (
             f"We study {topic.name.lower()} and report {rng.randint(2, 40)}× "
             f"gains in {rng.choice(NOUNS)}."
         )
         venue_id = rng.choice(venues).id if rng.random() < 0.9 else None
-        pubs.append(
-            (n, _title(rng, topic), f"paper-{n}", year, venue_id, status,
+        papers.append(
+            (n, _title(rng, topic), f"paper-{n}", published, venue_id, status,
              "conference_paper", summary, now, True, False)
         )  # fmt: skip
-        order = list(in_group)
-        rng.shuffle(order)
-        position = 0
-        for member in order:
-            position += 1
-            papers_of[member] += 1
-            authorships.append((n, position, persons[member - 1].display_name, member))
-        for _ in range(size - len(order)):
-            position += 1
-            given, family = rng.choice(LATIN)[:2]
-            authorships.append((n, position, f"{given} {family}", None))
-        pub_topics.append((n, topic.id))
+        authorships += authors.rows(n, members, size)
+        paper_topics.append((n, topic.id))
         if rng.random() < 0.5:
-            extra = rng.choices(leaves, cum_weights=topic_weights)[0]
+            extra = topics.one(rng)
             if extra.id != topic.id:
-                pub_topics.append((n, extra.id))
+                paper_topics.append((n, extra.id))
     pub_fields = ["id", "title", "slug", "year", "venue", "status", "kind", "summary",
                   "updated_at", "authors_complete", "selected"]  # fmt: skip
-    insert_rows(Publication, pub_fields, pubs)
+    insert_rows(Publication, pub_fields, papers)
     author_fields = ["publication", "position", "name", "person", "equal_contribution",
                      "corresponding"]  # fmt: skip
     insert_rows(Authorship, author_fields, [(*a, False, False) for a in authorships])
-    insert_rows(Publication.topics.through, ["publication", "topic"], pub_topics)
+    insert_rows(Publication.topics.through, ["publication", "topic"], paper_topics)
+    return len(papers)
 
+
+def _events(
+    rng: random.Random,
+    now: datetime.datetime,
+    count: int,
+    people: int,
+    orgs: list[Organization],
+    topics: _Weighted[Topic],
+) -> int:
+    """Write the events with their people and topics; return how many."""
     evs, event_people, event_topics = [], [], []
     start = datetime.date(2000, 1, 1)
     span = (datetime.date(2027, 12, 31) - start).days
     kinds = ["news", "talk", "paper", "award", "release", "seminar"]
-    for n in range(1, events + 1):
+    for n in range(1, count + 1):
         kind = rng.choices(kinds, weights=[5, 4, 3, 1, 1, 1])[0]
-        topic = rng.choices(leaves, cum_weights=topic_weights)[0]
+        topic = topics.one(rng)
         host = rng.choice(orgs).name if kind in ("talk", "seminar") else ""
         date = start + datetime.timedelta(days=rng.randint(0, span))
         evs.append((n, kind, f"event-{n}", f"{kind.capitalize()}: {topic.name}", date,
@@ -404,8 +477,7 @@ def _generate(*, people: int, publications: int, events: int, seed: int) -> Coun
     insert_rows(Event, event_fields, evs)
     insert_rows(Event.people.through, ["event", "person"], event_people)
     insert_rows(Event.topics.through, ["event", "topic"], event_topics)
-    _reset_sequences()
-    return Counts(len(persons), len(pubs), len(evs))
+    return len(evs)
 
 
 def _slug(text: str) -> str:

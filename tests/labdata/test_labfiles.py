@@ -9,8 +9,18 @@ from hypothesis import strategies as st
 
 from core.models import Organization, Topic
 from events.models import Event
-from labdata import labfiles
-from labdata.labfiles import export_person, read_lab_files
+from labdata import writer
+from labdata.exporter import export_person
+from labdata.reader import read_lab_files
+from labdata.sections import (
+    EVENT,
+    ORGANIZATION,
+    PERSON,
+    PUBLICATION,
+    VENUE,
+    Kind,
+    Section,
+)
 from people.models import Person
 from publications.models import Publication, Venue
 from tests import factories
@@ -289,9 +299,9 @@ def test_awkward_text_survives_the_round_trip(db, tmp_path):
 
 @given(st.text(st.characters(exclude_categories=["Cs"])))
 def test_the_writer_reads_back_any_text(value):
-    data = {"value": value, "flow": labfiles._compact({"value": value})}
+    data = {"value": value, "flow": writer.compact({"value": value})}
 
-    text = yaml.dump(data, Dumper=labfiles._Dumper, allow_unicode=True, width=10**6)
+    text = yaml.dump(data, Dumper=writer.Dumper, allow_unicode=True, width=10**6)
 
     assert yaml.safe_load(text) == {"value": value, "flow": {"value": value}}
 
@@ -311,3 +321,188 @@ def test_export_leaves_blank_fields_out(db):
     assert "headline" not in record
     assert "email" not in record
     assert record["status"] == "current"
+
+
+def test_a_file_that_sets_every_key_loads_and_exports_the_same_bytes(db, tmp_path):
+    path = tmp_path / "ada.yaml"
+    path.write_text(EVERY_KEY, encoding="utf-8")
+
+    _import(path)
+
+    assert _export("ada") == EVERY_KEY
+
+
+def _keys_left_out(section: Section, records: list[dict]) -> set[str]:
+    written = {key for record in records for key in record}
+    left_out = set()
+    for field in section.fields:
+        if field.kind is Kind.PERIOD:
+            left_out |= {"start", "end", "ongoing"} - written
+        elif field.kind is Kind.DATES:
+            left_out |= {"date", "end_date"} - written
+        elif field.key not in written:
+            left_out.add(field.key)
+        if field.kind is Kind.ROWS:
+            rows = [row for record in records for row in record.get(field.key, [])]
+            inner = _keys_left_out(field.section, rows)
+            left_out |= {f"{field.key}.{key}" for key in inner}
+    return left_out
+
+
+@pytest.mark.parametrize(
+    ("name", "section"),
+    [
+        ("person", PERSON),
+        ("publications", PUBLICATION),
+        ("events", EVENT),
+        ("organizations", ORGANIZATION),
+        ("venues", VENUE),
+    ],
+)
+def test_the_every_key_file_sets_every_key_of_the_sections(name, section):
+    records = yaml.safe_load(EVERY_KEY)[name]
+    records = records if isinstance(records, list) else [records]
+
+    assert _keys_left_out(section, records) == set()
+
+
+# What export_person wrote (at 3bbf214, before the field tables) for a member whose
+# file set every key of the format once: the format must not drift.
+EVERY_KEY = """\
+# Ada Lovelace: a lab file in the format of demo/README.md.
+# Load it with `python manage.py import_person FILE`.
+person:
+  slug: ada
+  given_name: Ada
+  family_name: Lovelace
+  display_name: Ada Lovelace
+  preferred_name: Ada
+  native_name: 艾达
+  pronunciation: /AY-da/
+  role: postdoc
+  position_title: Postdoc
+  headline: Engines
+  organization: org
+  team: Team
+  location: London
+  office: Room 1
+  email: ada@example.org
+  secondary_email: ada2@example.org
+  bio: |
+    First paragraph.
+
+    Second paragraph.
+  research_summary: Summary.
+  quote: A quote.
+  quote_author: Someone
+  photo_alt: A portrait
+  status: alumni
+  topics: [child-topic]
+  links:
+    - {kind: github, label: GitHub, url: 'https://github.com/ada'}
+  research_areas:
+    - {title: Area, subtitle: Sub, items: [a, b]}
+  education:
+    - organization: org
+      unit: School
+      degree: PhD
+      field: CS
+      location: L
+      start: "2020"
+      ongoing: true
+      advisor: Prof
+      gpa: '4.0'
+      honours: [Prize]
+      notes: [Note]
+    - organization: org
+      degree: BSc
+      start: "2015-09"
+      end: "2019-06"
+      ongoing: false
+  experience:
+    - kind: internship
+      organization: org
+      role: Intern
+      team: T
+      location: L
+      start: "2021-05"
+      end: "2021-08-31"
+      ongoing: false
+      supervisor: Boss
+      supervisor_relation: Managed by
+      notes: [Did]
+      publication: engine
+      links:
+        - {label: PR, url: 'https://example.org/pr'}
+  awards:
+    - {year: 2016, title: Award, granting_body: Body, detail: Detail}
+  service:
+    - {kind: reviewer, role: Reviewer, venue: NeurIPS, year: 2025, detail: Detail}
+  teaching:
+    - {course_code: C1, course_title: Course, role: Tutor, organization: org, term: Fall 2023}
+  open_source:
+    - project: P
+      organization: Group
+      role: Author
+      start_year: 2020
+      end_year: 2021
+      description: Desc
+      publication: engine
+      links:
+        - {label: Repo, url: 'https://example.org/repo'}
+  skills:
+    - {category: Languages, items: 'Python, C'}
+  interests:
+    - {title: Music, description: Piano.}
+publications:
+  - slug: engine
+    title: The engine
+    alternative_title: Notes
+    kind: journal_article
+    year: 2024
+    month: 9
+    venue: venue
+    venue_detail: Vol 1
+    status: published
+    presentation: oral
+    selected: true
+    authors_complete: false
+    summary: Sum
+    key_results: Results
+    doi: 10.1/engine
+    arxiv_id: '2401.00001'
+    pages: 1-10
+    volume: '1'
+    number: '2'
+    bibtex: |
+      @article{engine,
+        title={The engine}
+      }
+    topics: [parent-topic]
+    links:
+      - {kind: pdf, label: PDF, url: 'https://example.org/pdf'}
+    authors:
+      - {name: Ada Lovelace, person: ada, equal_contribution: true, corresponding: true}
+      - {name: Charles Babbage}
+events:
+  - slug: talk
+    kind: talk
+    title: A talk
+    date: "2024-05-01"
+    end_date: "2024-05-03"
+    location: Room
+    host: Host
+    description: Desc
+    people: [ada]
+    publication: engine
+    topics: [child-topic]
+    links:
+      - {kind: video, label: Watch, url: 'https://example.org/v'}
+topics:
+  - {slug: child-topic, name: Child topic, parent: parent-topic}
+  - {slug: parent-topic, name: Parent topic, aliases: [one, two], description: Above.}
+organizations:
+  - {slug: org, name: Org, short_name: O, kind: lab, location: Here, url: 'https://o.example.org'}
+venues:
+  - {slug: venue, name: Venue, short_name: V, kind: journal, url: 'https://v.example.org'}
+"""  # noqa: E501

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from labdata.labfiles import export_person
+from labdata.exporter import export_person
 from people.models import Person
 
 

@@ -54,9 +54,8 @@ class Command(BaseCommand):
                 )
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
             # Freshly loaded tables have no statistics until autovacuum comes round,
-            # and the planner then joins 25 rows by scanning 100,000 (API list page
-            # 133 ms instead of 14); VACUUM also sets the visibility map that lets
-            # counts read the index alone.
+            # and the planner then scans whole tables to join a page of rows; VACUUM
+            # also sets the visibility map that lets counts read the index alone.
             vacuumed = time.perf_counter()
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM ANALYZE")

@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from labdata.labfiles import LabFileError, import_lab_files
+from labdata.loader import import_lab_files
+from labdata.reader import LabFileError
 from search.indexing import index_missing
 
 
@@ -33,10 +34,5 @@ class Command(BaseCommand):
         except LabFileError as exc:
             raise CommandError(f"{exc}\nNothing was imported.") from None
         index_missing()
-        if verbosity == 0:
-            return
-        if not stats:
-            self.stdout.write("Already up to date: nothing changed.")
-            return
-        for key, count in sorted(stats.items()):
-            self.stdout.write(f"{count:5d} {key}")
+        if verbosity > 0:
+            self.stdout.write(stats.report("Already up to date: nothing changed."))

@@ -3,7 +3,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from labdata.labfiles import LabFileError, load_lab_directory
+from labdata.loader import load_lab_directory
+from labdata.reader import LabFileError
 from search.indexing import index_missing
 
 
@@ -26,10 +27,7 @@ class Command(BaseCommand):
         except LabFileError as exc:
             raise CommandError(str(exc)) from None
         index_missing()
-        if verbosity == 0:
-            return
-        if not stats:
-            self.stdout.write("Demo lab already up to date: nothing changed.")
-            return
-        for key, count in sorted(stats.items()):
-            self.stdout.write(f"{count:5d} {key}")
+        if verbosity > 0:
+            self.stdout.write(
+                stats.report("Demo lab already up to date: nothing changed.")
+            )
