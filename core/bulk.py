@@ -5,7 +5,7 @@ import gc
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-from django.db import connection
+from django.db import connection, models
 
 T = TypeVar("T")
 
@@ -17,13 +17,15 @@ def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
 
 
 def insert_rows(
-    model, fields: list[str], rows: list[tuple], batch: int = 10_000
+    model: type[models.Model], fields: list[str], rows: list[tuple], batch: int = 10_000
 ) -> None:
     """Insert plain tuples with executemany (COPY on PostgreSQL): several times
     faster than bulk_create.
 
     Columns not named take the field's default, as the ORM would give them.
     """
+    if not rows:
+        return
     meta = model._meta
     named = [meta.get_field(f) for f in fields]
     rest = [
@@ -42,6 +44,7 @@ def insert_rows(
                 for row in rows:
                     copy.write_row((*row, *defaults))
             return
+        # executemany beat multi-row INSERTs on SQLite.
         for start in range(0, len(rows), batch):
             cursor.executemany(
                 sql, [(*row, *defaults) for row in rows[start : start + batch]]
@@ -53,8 +56,8 @@ def large_cache(megabytes: int = 256) -> Iterator[None]:
     """SQLite: a larger page cache for this connection while a bulk write runs.
 
     The default 2 MB cache cannot hold the indexes of 100,000 rows, so inserts
-    re-read their pages (generating the full lab: 27 -> 23 s). Web workers keep
-    the default, so that their memory stays small.
+    re-read their pages. Web workers keep the default, so that their memory stays
+    small.
     """
     if connection.vendor != "sqlite":
         yield
@@ -75,10 +78,10 @@ def without_cycle_collection() -> Iterator[None]:
     """Pause Python's cyclic garbage collector while a bulk load runs.
 
     A load keeps hundreds of thousands of new objects alive, and the collector
-    walks them again and again to find no garbage (a 10,000-entry BibTeX import:
-    4.4 -> 3.7 s). Reference counting still frees everything as usual; cycles made
-    meanwhile are collected once the block ends. The switch is per process: in a
-    threaded server other requests run without cycle collection for that time.
+    walks them again and again to find no garbage. Reference counting still frees
+    everything as usual; cycles made meanwhile are collected once the block ends.
+    The switch is per process: in a threaded server other requests run without
+    cycle collection for that time.
     """
     was_enabled = gc.isenabled()
     gc.disable()
