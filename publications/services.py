@@ -6,6 +6,7 @@ from contextlib import nullcontext
 from django.db import transaction
 
 from core.bulk import without_cycle_collection
+from core.models import Topic
 from people.models import Person
 from publications.bibtex import CONTAINER_TYPES, parse_bibtex
 from publications.importing.planner import Planner
@@ -17,6 +18,8 @@ from publications.importing.report import (
     SkippedEntry,
 )
 from publications.importing.writer import write_plan
+from publications.models import Authorship, Publication, PublicationLink
+from search.indexing import deferred, schedule
 
 __all__ = [
     "AmbiguousAuthor",
@@ -25,6 +28,7 @@ __all__ = [
     "ImportedItem",
     "SkippedEntry",
     "publication_import_bibtex",
+    "publication_save",
 ]
 
 Progress = Callable[[int, int], None]
@@ -85,3 +89,47 @@ def publication_import_bibtex(
         if not dry_run:
             write_plan(planner)
     return report
+
+
+@transaction.atomic
+def publication_save(
+    *,
+    instance: Publication | None,
+    data: dict,
+    topics: list[Topic] | None = None,
+    authors: list[dict] | None = None,
+    links: list[dict] | None = None,
+) -> Publication:
+    """Create (no instance) or update a publication; replace the relations given."""
+    publication = Publication() if instance is None else instance
+    for key, value in data.items():
+        setattr(publication, key, value)
+    publication.full_clean()
+    # Every row is checked before anything is written, without its relations: the
+    # publication may not be saved yet, and the person is an instance already.
+    authorships = [Authorship(publication=publication, **a) for a in authors or []]
+    link_rows = [
+        PublicationLink(publication=publication, position=position, **link)
+        for position, link in enumerate(links or [])
+    ]
+    for row in [*authorships, *link_rows]:
+        row.full_clean(
+            exclude=["publication", "person"],
+            validate_unique=False,
+            validate_constraints=False,
+        )
+    with deferred():
+        publication.save()
+        if topics is not None:
+            publication.topics.set(topics)
+        if authors is not None:
+            publication.authorships.all().delete()
+            Authorship.objects.bulk_create(authorships)
+            # bulk_create sends no signals: the new authors' members are stale.
+            schedule("person", [a.person_id for a in authorships])
+            schedule("publication", [publication.pk])
+        if links is not None:
+            publication.links.all().delete()
+            for link in link_rows:
+                link.save()
+    return publication
