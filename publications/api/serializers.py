@@ -15,6 +15,32 @@ from people.models import Person
 from publications.models import Authorship, Publication, PublicationLink, Venue
 from publications.services import publication_save
 
+# What a client reads and writes alike, in the order a record shows it.
+EDITABLE_FIELDS = [
+    "slug",
+    "title",
+    "alternative_title",
+    "kind",
+    "year",
+    "month",
+    "venue",
+    "venue_detail",
+    "status",
+    "presentation",
+    "selected",
+    "authors",
+    "authors_complete",
+    "topics",
+    "links",
+    "doi",
+    "arxiv_id",
+    "pages",
+    "volume",
+    "number",
+    "summary",
+    "key_results",
+]
+
 
 class VenueBriefSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
     url = SlugIdentityField(view_name="api:venue-detail", lookup_field="slug")
@@ -127,33 +153,7 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
 
     class Meta:
         model = Publication
-        fields = [
-            "url",
-            "slug",
-            "title",
-            "alternative_title",
-            "kind",
-            "year",
-            "month",
-            "venue",
-            "venue_detail",
-            "status",
-            "presentation",
-            "selected",
-            "authors",
-            "authors_complete",
-            "topics",
-            "links",
-            "doi",
-            "arxiv_id",
-            "pages",
-            "volume",
-            "number",
-            "summary",
-            "key_results",
-            "html_url",
-            "bibtex_url",
-        ]
+        fields = ["url", *EDITABLE_FIELDS, "html_url", "bibtex_url"]
 
     @staticmethod
     def queryset() -> QuerySet:
@@ -220,31 +220,8 @@ class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
 
     class Meta:
         model = Publication
-        fields = [
-            "slug",
-            "title",
-            "alternative_title",
-            "kind",
-            "year",
-            "month",
-            "venue",
-            "venue_detail",
-            "status",
-            "presentation",
-            "selected",
-            "authors_complete",
-            "summary",
-            "key_results",
-            "doi",
-            "arxiv_id",
-            "pages",
-            "volume",
-            "number",
-            "bibtex",
-            "topics",
-            "authors",
-            "links",
-        ]
+        # The source BibTeX is written but not shown (see `queryset`).
+        fields = [*EDITABLE_FIELDS, "bibtex"]
 
     def validate_authors(self, authors: list[dict]) -> list[dict]:
         if not authors:
