@@ -5,7 +5,7 @@ import gc
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-from django.db import connection
+from django.db import connection, models
 
 T = TypeVar("T")
 
@@ -17,13 +17,15 @@ def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
 
 
 def insert_rows(
-    model, fields: list[str], rows: list[tuple], batch: int = 10_000
+    model: type[models.Model], fields: list[str], rows: list[tuple], batch: int = 10_000
 ) -> None:
     """Insert plain tuples with executemany (COPY on PostgreSQL): several times
     faster than bulk_create.
 
     Columns not named take the field's default, as the ORM would give them.
     """
+    if not rows:
+        return
     meta = model._meta
     named = [meta.get_field(f) for f in fields]
     rest = [
@@ -42,6 +44,7 @@ def insert_rows(
                 for row in rows:
                     copy.write_row((*row, *defaults))
             return
+        # executemany beat multi-row INSERTs on SQLite.
         for start in range(0, len(rows), batch):
             cursor.executemany(
                 sql, [(*row, *defaults) for row in rows[start : start + batch]]

@@ -6,6 +6,8 @@ class PublicationsConfig(AppConfig):
     name = "publications"
 
     def ready(self) -> None:
+        # Imported here, not above: they load models, which Django loads only
+        # after every app's config.
         from core import cache
         from publications import search
         from search.models import SearchDocument

@@ -1,4 +1,3 @@
-from django.db import transaction
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -14,6 +13,33 @@ from core.json_rows import json_rows, sorted_rows
 from core.models import Topic
 from people.models import Person
 from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.services import publication_save
+
+# What a client reads and writes alike, in the order a record shows it.
+EDITABLE_FIELDS = [
+    "slug",
+    "title",
+    "alternative_title",
+    "kind",
+    "year",
+    "month",
+    "venue",
+    "venue_detail",
+    "status",
+    "presentation",
+    "selected",
+    "authors",
+    "authors_complete",
+    "topics",
+    "links",
+    "doi",
+    "arxiv_id",
+    "pages",
+    "volume",
+    "number",
+    "summary",
+    "key_results",
+]
 
 
 class VenueBriefSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
@@ -127,33 +153,7 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
 
     class Meta:
         model = Publication
-        fields = [
-            "url",
-            "slug",
-            "title",
-            "alternative_title",
-            "kind",
-            "year",
-            "month",
-            "venue",
-            "venue_detail",
-            "status",
-            "presentation",
-            "selected",
-            "authors",
-            "authors_complete",
-            "topics",
-            "links",
-            "doi",
-            "arxiv_id",
-            "pages",
-            "volume",
-            "number",
-            "summary",
-            "key_results",
-            "html_url",
-            "bibtex_url",
-        ]
+        fields = ["url", *EDITABLE_FIELDS, "html_url", "bibtex_url"]
 
     @staticmethod
     def queryset() -> QuerySet:
@@ -220,31 +220,8 @@ class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
 
     class Meta:
         model = Publication
-        fields = [
-            "slug",
-            "title",
-            "alternative_title",
-            "kind",
-            "year",
-            "month",
-            "venue",
-            "venue_detail",
-            "status",
-            "presentation",
-            "selected",
-            "authors_complete",
-            "summary",
-            "key_results",
-            "doi",
-            "arxiv_id",
-            "pages",
-            "volume",
-            "number",
-            "bibtex",
-            "topics",
-            "authors",
-            "links",
-        ]
+        # The source BibTeX is written but not shown (see `queryset`).
+        fields = [*EDITABLE_FIELDS, "bibtex"]
 
     def validate_authors(self, authors: list[dict]) -> list[dict]:
         if not authors:
@@ -267,42 +244,19 @@ class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
         attrs = super().validate(attrs)
         return {**attrs, **nested}
 
-    @transaction.atomic
     def create(self, validated_data: dict) -> Publication:
-        return save_publication(instance=Publication(), data=validated_data)
+        return self._save(None, validated_data)
 
-    @transaction.atomic
     def update(self, instance: Publication, validated_data: dict) -> Publication:
-        return save_publication(instance=instance, data=validated_data)
+        return self._save(instance, validated_data)
 
-
-def save_publication(*, instance: Publication, data: dict) -> Publication:
-    """Save a publication and replace its authors and links when they are given."""
-    from search.indexing import deferred
-
-    data = dict(data)
-    topics = data.pop("topics", None)
-    authors = data.pop("authors", None)
-    links = data.pop("links", None)
-    with deferred():
-        for key, value in data.items():
-            setattr(instance, key, value)
-        instance.full_clean()
-        instance.save()
-        if topics is not None:
-            instance.topics.set(topics)
-        if authors is not None:
-            instance.authorships.all().delete()
-            Authorship.objects.bulk_create(
-                [Authorship(publication=instance, **author) for author in authors]
-            )
-        if links is not None:
-            instance.links.all().delete()
-            for position, link in enumerate(links):
-                PublicationLink(publication=instance, position=position, **link).save()
-    if authors is not None:
-        from search.indexing import schedule
-
-        schedule("publication", [instance.pk])
-        schedule("person", [a["person"].pk for a in authors if a.get("person")])
-    return instance
+    @staticmethod
+    def _save(instance: Publication | None, validated_data: dict) -> Publication:
+        data = dict(validated_data)
+        return publication_save(
+            instance=instance,
+            topics=data.pop("topics", None),
+            authors=data.pop("authors", None),
+            links=data.pop("links", None),
+            data=data,
+        )

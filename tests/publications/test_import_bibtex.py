@@ -548,7 +548,7 @@ def test_a_database_error_rolls_the_whole_import_back(db, monkeypatch):
     def fail(*args, **kwargs):
         raise RuntimeError("index down")
 
-    monkeypatch.setattr("publications.services.index", fail)
+    monkeypatch.setattr("publications.importing.writer.index", fail)
     with pytest.raises(RuntimeError):
         run("macros.bib")
     assert table_counts() == before
