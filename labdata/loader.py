@@ -5,10 +5,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
 from core.models import Topic
+from core.validation import validation_messages
 from labdata import reader
 from labdata.reader import LabFileError, Records, Sources
 from labdata.sections import (
@@ -331,16 +332,7 @@ def _clean(
         obj.full_clean(exclude=exclude, validate_unique=True)
     except ValidationError as exc:
         prefix = f"{label}: " if label else ""
-        raise LabFileError(f"{prefix}{_flatten(exc)}") from None
-
-
-def _flatten(exc: ValidationError) -> str:
-    if hasattr(exc, "message_dict"):
-        return "; ".join(
-            " ".join(v) if k == NON_FIELD_ERRORS else f"{k}: {' '.join(v)}"
-            for k, v in exc.message_dict.items()
-        )
-    return " ".join(exc.messages)
+        raise LabFileError(f"{prefix}{validation_messages(exc)}") from None
 
 
 def _set_m2m(manager, objects: list) -> None:

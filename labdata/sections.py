@@ -13,21 +13,7 @@ from django.db import models
 
 from core.models import Organization, Topic
 from events.models import Event, EventLink
-from people.models import (
-    Award,
-    ContributionLink,
-    Education,
-    Experience,
-    ExperienceLink,
-    Interest,
-    OpenSourceContribution,
-    Person,
-    PersonLink,
-    ResearchArea,
-    Service,
-    Skill,
-    Teaching,
-)
+from people import models as people
 from publications.models import Authorship, Publication, PublicationLink, Venue
 
 
@@ -90,7 +76,7 @@ REFERABLE: dict[str, type[models.Model]] = {
     "topic": Topic,
     "organization": Organization,
     "venue": Venue,
-    "person": Person,
+    "person": people.Person,
     "publication": Publication,
 }
 
@@ -135,10 +121,10 @@ ORGANIZATION = Section(
 VENUE = Section(Venue, values("name", "short_name", "kind", "url"), Layout.COMPACT)
 
 RESEARCH_AREA = Section(
-    ResearchArea, (*values("title", "subtitle"), *lines("items")), Layout.COMPACT
+    people.ResearchArea, (*values("title", "subtitle"), *lines("items")), Layout.COMPACT
 )
 EDUCATION = Section(
-    Education,
+    people.Education,
     (
         ref("organization"),
         *values("unit", "degree", "field", "location"),
@@ -148,7 +134,7 @@ EDUCATION = Section(
     ),
 )
 EXPERIENCE = Section(
-    Experience,
+    people.Experience,
     (
         *values("kind"),
         ref("organization"),
@@ -157,21 +143,21 @@ EXPERIENCE = Section(
         *values("supervisor", "supervisor_relation"),
         *lines("notes"),
         ref("publication"),
-        rows("links", links(ExperienceLink, "label", "url")),
+        rows("links", links(people.ExperienceLink, "label", "url")),
     ),
 )
 AWARD = Section(
-    Award,
+    people.Award,
     (*numbers("year"), *values("title", "granting_body", "detail")),
     Layout.COMPACT,
 )
 SERVICE = Section(
-    Service,
+    people.Service,
     (*values("kind", "role", "venue"), *numbers("year"), *values("detail")),
     Layout.COMPACT,
 )
 TEACHING = Section(
-    Teaching,
+    people.Teaching,
     (
         *values("course_code", "course_title", "role"),
         ref("organization"),
@@ -180,22 +166,22 @@ TEACHING = Section(
     Layout.COMPACT,
 )
 OPEN_SOURCE = Section(
-    OpenSourceContribution,
+    people.OpenSourceContribution,
     (
         # The organisation of a contribution is free text, not a reference.
         *values("project", "organization", "role"),
         *numbers("start_year", "end_year"),
         *values("description"),
         ref("publication"),
-        rows("links", links(ContributionLink, "label", "url")),
+        rows("links", links(people.ContributionLink, "label", "url")),
     ),
     Layout.COMPACT,
 )
-SKILL = Section(Skill, values("category", "items"), Layout.COMPACT)
-INTEREST = Section(Interest, values("title", "description"), Layout.COMPACT)
+SKILL = Section(people.Skill, values("category", "items"), Layout.COMPACT)
+INTEREST = Section(people.Interest, values("title", "description"), Layout.COMPACT)
 
 PERSON = Section(
-    Person,
+    people.Person,
     (
         *values("given_name", "family_name", "display_name", "preferred_name"),
         *values("native_name", "pronunciation", "role", "position_title", "headline"),
@@ -204,7 +190,7 @@ PERSON = Section(
         *values("bio", "research_summary", "quote", "quote_author", "photo_alt"),
         *values("status"),
         refs("topics", "topic"),
-        rows("links", links(PersonLink, "kind", "label", "url")),
+        rows("links", links(people.PersonLink, "kind", "label", "url")),
         rows("research_areas", RESEARCH_AREA),
         rows("education", EDUCATION),
         rows("experience", EXPERIENCE),

@@ -3,21 +3,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from core.admin_mixins import VersionedAdminMixin
-from people.models import (
-    Award,
-    ContributionLink,
-    Education,
-    Experience,
-    ExperienceLink,
-    Interest,
-    OpenSourceContribution,
-    Person,
-    PersonLink,
-    ResearchArea,
-    Service,
-    Skill,
-    Teaching,
-)
+from people import models
 
 
 class OrderedInline(admin.StackedInline):
@@ -26,59 +12,59 @@ class OrderedInline(admin.StackedInline):
 
 
 class PersonLinkInline(admin.TabularInline):
-    model = PersonLink
+    model = models.PersonLink
     extra = 0
     fields = ["position", "kind", "label", "url"]
 
 
 class ResearchAreaInline(OrderedInline):
-    model = ResearchArea
+    model = models.ResearchArea
 
 
 class EducationInline(OrderedInline):
-    model = Education
+    model = models.Education
     autocomplete_fields = ["organization"]
 
 
 class ExperienceInline(OrderedInline):
-    model = Experience
+    model = models.Experience
     autocomplete_fields = ["organization", "publication"]
     show_change_link = True
 
 
 class AwardInline(admin.TabularInline):
-    model = Award
+    model = models.Award
     extra = 0
 
 
 class ServiceInline(admin.TabularInline):
-    model = Service
+    model = models.Service
     extra = 0
 
 
 class TeachingInline(admin.TabularInline):
-    model = Teaching
+    model = models.Teaching
     extra = 0
     autocomplete_fields = ["organization"]
 
 
 class OpenSourceInline(OrderedInline):
-    model = OpenSourceContribution
+    model = models.OpenSourceContribution
     autocomplete_fields = ["publication"]
     show_change_link = True
 
 
 class SkillInline(admin.TabularInline):
-    model = Skill
+    model = models.Skill
     extra = 0
 
 
 class InterestInline(admin.TabularInline):
-    model = Interest
+    model = models.Interest
     extra = 0
 
 
-@admin.register(Person)
+@admin.register(models.Person)
 class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     list_display = [
         "thumbnail",
@@ -159,7 +145,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     actions = ["mark_alumni", "mark_current"]
 
     @admin.display(description="Photo")
-    def thumbnail(self, person: Person) -> str:
+    def thumbnail(self, person: models.Person) -> str:
         if person.photo_thumbnail:
             return format_html(
                 '<img src="{}" alt="" width="40" height="40">',
@@ -168,7 +154,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
         return person.initials
 
     @admin.display(description="Current photo")
-    def photo_preview(self, person: Person) -> str:
+    def photo_preview(self, person: models.Person) -> str:
         if person.photo_thumbnail:
             return format_html(
                 '<img src="{}" alt="" width="160" height="160">',
@@ -179,24 +165,24 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     @admin.action(description="Mark selected people as alumni")
     def mark_alumni(self, request, queryset) -> None:
         updated = queryset.update(
-            status=Person.Status.ALUMNI, updated_at=timezone.now()
+            status=models.Person.Status.ALUMNI, updated_at=timezone.now()
         )
         self.message_user(request, f"{updated} marked as alumni.")
 
     @admin.action(description="Mark selected people as current members")
     def mark_current(self, request, queryset) -> None:
         updated = queryset.update(
-            status=Person.Status.CURRENT, updated_at=timezone.now()
+            status=models.Person.Status.CURRENT, updated_at=timezone.now()
         )
         self.message_user(request, f"{updated} marked as current members.")
 
 
 class ExperienceLinkInline(admin.TabularInline):
-    model = ExperienceLink
+    model = models.ExperienceLink
     extra = 0
 
 
-@admin.register(Experience)
+@admin.register(models.Experience)
 class ExperienceAdmin(admin.ModelAdmin):
     list_display = [
         "role",
@@ -221,11 +207,11 @@ class ExperienceAdmin(admin.ModelAdmin):
 
 
 class ContributionLinkInline(admin.TabularInline):
-    model = ContributionLink
+    model = models.ContributionLink
     extra = 0
 
 
-@admin.register(OpenSourceContribution)
+@admin.register(models.OpenSourceContribution)
 class OpenSourceContributionAdmin(admin.ModelAdmin):
     list_display = [
         "project",
@@ -241,7 +227,7 @@ class OpenSourceContributionAdmin(admin.ModelAdmin):
     inlines = [ContributionLinkInline]
 
 
-@admin.register(Education)
+@admin.register(models.Education)
 class EducationAdmin(admin.ModelAdmin):
     list_display = [
         "degree",
@@ -264,7 +250,7 @@ class EducationAdmin(admin.ModelAdmin):
     list_select_related = ["person", "organization"]
 
 
-@admin.register(Award)
+@admin.register(models.Award)
 class AwardAdmin(admin.ModelAdmin):
     list_display = ["title", "year", "granting_body", "person"]
     list_filter = ["year"]
@@ -273,7 +259,7 @@ class AwardAdmin(admin.ModelAdmin):
     list_select_related = ["person"]
 
 
-@admin.register(Service)
+@admin.register(models.Service)
 class ServiceAdmin(admin.ModelAdmin):
     list_display = ["role", "venue", "year", "kind", "person"]
     list_filter = ["kind", "year"]
@@ -282,7 +268,7 @@ class ServiceAdmin(admin.ModelAdmin):
     list_select_related = ["person"]
 
 
-@admin.register(Teaching)
+@admin.register(models.Teaching)
 class TeachingAdmin(admin.ModelAdmin):
     list_display = ["course_code", "course_title", "role", "term", "person"]
     search_fields = ["course_code", "course_title", "person__display_name"]

@@ -6,12 +6,10 @@ class PeopleConfig(AppConfig):
     name = "people"
 
     def ready(self) -> None:
-        from core import cache
+        # Imported here, not above: they load models, which Django loads only
+        # after every app's config.
         from people import search
-        from search.models import SearchDocument
+        from search.registration import watch_models
 
         search.register()
-        # Every model but the search documents, which are derived from the others.
-        cache.watch(
-            *(m for m in self.get_models() if not issubclass(m, SearchDocument))
-        )
+        watch_models(self)

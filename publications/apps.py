@@ -8,12 +8,8 @@ class PublicationsConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not above: they load models, which Django loads only
         # after every app's config.
-        from core import cache
         from publications import search
-        from search.models import SearchDocument
+        from search.registration import watch_models
 
         search.register()
-        # Every model but the search documents, which are derived from the others.
-        cache.watch(
-            *(m for m in self.get_models() if not issubclass(m, SearchDocument))
-        )
+        watch_models(self)

@@ -200,13 +200,15 @@ class ParsedEntry:
 
 @dataclass
 class EntryProblem:
+    """An entry that cannot be read or imported, and why."""
+
     key: str
     line: int
-    message: str
+    reason: str
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line else "file"
-        return f"{where}, {self.key or 'unnamed entry'}: {self.message}"
+        return f"{where}, {self.key or 'unnamed entry'}: {self.reason}"
 
 
 @dataclass

@@ -61,7 +61,7 @@ def publication_import_bibtex(
     report = ImportReport(source=source, dry_run=dry_run)
     parsed = parse_bibtex(text)
     report.warnings.extend(parsed.warnings)
-    problems = [SkippedEntry(p.key, p.line, p.message) for p in parsed.errors]
+    problems = list(parsed.errors)
     # One transaction from the first read to the last write, so that the plan is
     # still true when it is written; a dry run writes nothing and needs none.
     with nullcontext() if dry_run else transaction.atomic():

@@ -9,17 +9,28 @@ appears in whenever the person is saved. This package never names a domain model
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from django.apps import AppConfig
 from django.db import models
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 
+from core import cache
 from search import registry
 from search.indexing import mark_deleting, schedule, unmark_deleting
+from search.models import SearchDocument
 
 Ids = Callable[[Any], Iterable[int | None]]
 
 
 def own_pk(instance: models.Model) -> list[int]:
     return [instance.pk]
+
+
+def watch_models(app_config: AppConfig) -> None:
+    """Have the cache watch every model of the app but its search documents, which
+    are derived from the others."""
+    cache.watch(
+        *(m for m in app_config.get_models() if not issubclass(m, SearchDocument))
+    )
 
 
 def searchable(

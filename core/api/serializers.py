@@ -31,8 +31,8 @@ class ModelCleanMixin:
 class BuiltOnceMixin:
     """Derive a ModelSerializer's fields from its model once per class.
 
-    DRF derives them on every instantiation, which was a third of the time spent
-    serialising a 25-item page; a copy of the fields built once is cheaper.
+    DRF derives them on every instantiation, a large share of the time spent
+    serialising a page; a copy of the fields built once is cheaper.
     """
 
     def get_fields(self) -> dict:

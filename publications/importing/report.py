@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 
+from publications.bibtex import EntryProblem
 from publications.models import Publication
 
 
@@ -17,15 +18,8 @@ class ImportedItem:
     publication: Publication | None = None
 
 
-@dataclass
-class SkippedEntry:
-    key: str
-    line: int
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"line {self.line}" if self.line else "file"
-        return f"{where}, {self.key or 'unnamed entry'}: {self.reason}"
+# An entry left out of an import: the same record as a parsing problem.
+SkippedEntry = EntryProblem
 
 
 @dataclass
