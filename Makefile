@@ -8,7 +8,7 @@ RUN_ENV := DEBUG=1
 # Data commands default to the development settings too, unless DEBUG is set.
 MANAGE_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: run test setup migrate demo check audit lint format serve bench backup restore clean
+.PHONY: run test setup migrate demo check audit lint format serve bench backup restore clean screenshots
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -70,6 +70,15 @@ bench: setup
 	DEBUG=0 SECRET_KEY=bench-only-key-0123456789abcdefghijklmnopqrstuvwxyz \
 		$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python bench/run.py
+
+# PNGs of the main pages at 1280, 768 and 375 px from Debian's Chromium (with
+# fonts-noto-cjk for names in Chinese script), into docs/screenshots/; the README's
+# pictures (docs/*.png) are refreshed from them.
+screenshots: setup
+	@test -x /usr/bin/chromium && fc-list 2>/dev/null | grep -qi cjk || { \
+		apt-get install -y -qq chromium fonts-noto-cjk >/dev/null 2>&1 || \
+		echo "make screenshots needs chromium and fonts-noto-cjk (apt-get install)"; }
+	$(BIN)/python -m tests.e2e.screenshots
 
 # Known vulnerabilities in the installed requirements (pip-audit; run by .ci/run).
 audit: setup

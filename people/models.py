@@ -1,3 +1,5 @@
+import unicodedata
+
 from django.db import models
 
 from core.dates import DateRange
@@ -12,6 +14,21 @@ from core.models import (
 from core.paths import slug_path
 from people.photos import reencode_photo, validate_photo
 from search.models import SearchDocument
+
+
+def script_language(text: str) -> str:
+    """zh, ja or ko by the script a name is written in ("" for other scripts).
+
+    Kana mark Japanese and Hangul Korean; Han characters alone read as Chinese.
+    """
+    scripts = {unicodedata.name(char, "").split(" ")[0] for char in text}
+    if scripts & {"HIRAGANA", "KATAKANA"}:
+        return "ja"
+    if "HANGUL" in scripts:
+        return "ko"
+    if "CJK" in scripts:
+        return "zh"
+    return ""
 
 
 class Role(models.TextChoices):
@@ -178,6 +195,19 @@ class Person(models.Model):
 
     def get_absolute_url(self) -> str:
         return slug_path("people:detail", self.slug)
+
+    @property
+    def native_name_lang(self) -> str:
+        """The language tag the native name's script suggests ("" when unclear)."""
+        return script_language(self.native_name)
+
+    @property
+    def titles(self) -> list[str]:
+        """The role and the position title, once each when they say the same."""
+        role = self.get_role_display()
+        if not self.position_title or self.position_title.casefold() == role.casefold():
+            return [role]
+        return [role, self.position_title]
 
     @property
     def initials(self) -> str:

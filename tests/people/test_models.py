@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from core.dates import Precision
-from people.models import Education, Experience, Service
+from people.models import Education, Experience, Person, Service
 from tests import factories
 
 
@@ -79,3 +79,23 @@ def test_initials_stand_in_for_a_missing_photo():
     person = factories.person(given_name="Lei", family_name="Zhu")
     assert person.initials == "LZ"
     assert not person.photo_thumbnail
+
+
+@pytest.mark.parametrize(
+    ("native", "lang"),
+    [("祝磊", "zh"), ("左京伟", "zh"), ("やまだ たろう", "ja"), ("山田 タロウ", "ja"),
+     ("김민준", "ko"), ("Müller", ""), ("", "")],
+)  # fmt: skip
+def test_a_native_names_language_follows_its_script(native, lang):
+    assert Person(native_name=native).native_name_lang == lang
+
+
+def test_a_position_title_that_repeats_the_role_is_shown_once():
+    same = Person(
+        role="senior_research_scientist", position_title="Senior Research Scientist"
+    )
+    other = Person(
+        role="phd_student", position_title="2nd-year Ph.D., Computer Science"
+    )
+    assert same.titles == ["Senior research scientist"]
+    assert other.titles == ["PhD student", "2nd-year Ph.D., Computer Science"]

@@ -154,3 +154,12 @@ def test_markdown_bio_is_sanitised(client, db):
     assert "<script>alert(1)" not in html
     assert "javascript:" not in html
     assert "<strong>bold</strong>" in html
+
+
+def test_profile_header_names_the_script_of_a_native_name_and_a_title_once(
+    client, demo_lab
+):
+    zuo = client.get("/people/jingwei-zuo/").content.decode()
+    zhou = client.get("/people/zhongzhu-zhou/").content.decode()
+    assert '<p class="native-name" lang="zh">左京伟</p>' in zuo
+    assert '<p class="role">Senior research scientist</p>' in zhou

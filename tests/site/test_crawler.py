@@ -5,6 +5,7 @@ import random
 import re
 from collections import deque
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit
 from xml.etree import ElementTree
 
@@ -30,6 +31,7 @@ SEEDS = [
     "/api/docs/?script=",
     "/api/redoc/",
 ]
+BASE_DIR = Path(__file__).resolve().parents[2]
 ORIGIN = "http://testserver"
 ABSOLUTE_URL = re.compile(r"https?://testserver(/[^\s\"'<>\\]*)")
 # Anonymous visitors are sent to the admin's login page; nothing else redirects.
@@ -134,6 +136,40 @@ class _Links(HTMLParser):
             self.hrefs.append(href)
 
 
+class _Text(HTMLParser):
+    """The text a visitor reads: outside scripts, styles and code blocks."""
+
+    HIDDEN = {"script", "style", "pre", "code", "textarea"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.depth = 0
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        self.depth += tag in self.HIDDEN
+
+    def handle_endtag(self, tag: str) -> None:
+        self.depth -= tag in self.HIDDEN and self.depth > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self.depth:
+            self.parts.append(data)
+
+
+TEMPLATE_SYNTAX = ("{#", "#}", "{%", "%}", "{{", "}}")
+
+
+def _template_syntax(response) -> list[str]:
+    """Template tags printed as text: a comment or tag the engine did not read."""
+    if not response.get("Content-Type", "").startswith("text/html"):
+        return []
+    parser = _Text()
+    parser.feed(response.content.decode("utf-8", "replace"))
+    text = "".join(parser.parts)
+    return [mark for mark in TEMPLATE_SYNTAX if mark in text]
+
+
 def _hrefs(response) -> list[str]:
     """Anchors and <link>s, sitemap and feed entries, absolute URLs in the rest."""
     content_type = response.get("Content-Type", "").split(";")[0]
@@ -196,7 +232,9 @@ def _status(client: Client, url: str) -> int | Exception:
     return response.status_code
 
 
-def crawl(client: Client) -> dict[str, int | Exception]:
+def crawl(
+    client: Client, printed: dict[str, list[str]] | None = None
+) -> dict[str, int | Exception]:
     """Breadth-first from the seeds: each URL's status, or the exception it raised.
 
     Links with a query string are followed from pages without one only: that
@@ -214,6 +252,9 @@ def crawl(client: Client) -> dict[str, int | Exception]:
             continue
         results[url] = response.status_code
         hrefs = _hrefs(response) if response.status_code == 200 else []
+        if printed is not None and response.status_code == 200:
+            if marks := _template_syntax(response):
+                printed[url] = marks
         _drain(response)
         if response.has_header("Location"):
             hrefs.append(response["Location"])
@@ -258,8 +299,10 @@ GARBAGE = _hostile_queries(PARAMETERS) + RAW_QUERIES
 
 
 def test_every_link_from_the_home_page_answers(client, demo_lab):
-    results = crawl(client)
+    printed: dict[str, list[str]] = {}
+    results = crawl(client, printed)
     assert _failures(results) == {}
+    assert printed == {}, "template syntax shown as page text"
     assert {
         url: status
         for url, status in results.items()
@@ -318,3 +361,13 @@ def test_list_pages_survive_every_garbage_parameter(client, demo_lab, group):
         else:
             # The pages ignore what they cannot use; too many fields are refused.
             assert set(statuses.values()) <= {200, 400}, path
+
+
+def test_no_template_comment_spans_lines():
+    """Django reads `{# … #}` on one line only; spread over several it is printed."""
+    spread = []
+    for path in (BASE_DIR / "templates").rglob("*.html"):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if line.count("{#") > line.count("#}"):
+                spread.append(f"{path.relative_to(BASE_DIR)}:{number}")
+    assert spread == [], "use {% comment %}…{% endcomment %} for several lines"

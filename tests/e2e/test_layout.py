@@ -1,0 +1,114 @@
+"""How the main pages are laid out in a real browser, at three screen widths.
+
+Behaviour tests do not see a page laid out wrong (a template comment printed in the
+sidebar, the results pushed below the facets): these measure the boxes.
+"""
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+WIDTHS = [1280, 768, 375]
+# Wider than the stylesheet's 52rem breakpoint: facets beside the results.
+SIDE_BY_SIDE_FROM = 833
+PAGES = [
+    "/",
+    "/people/",
+    "/people/?q=KV+cache",
+    "/publications/",
+    "/events/",
+    "/people/zhongzhu-zhou/",
+    "/publications/duoattention/",
+    "/events/2026-07-09-i-dlm-squeeze-evolve-colm/",
+]
+FACETED = ["/people/", "/people/?q=KV+cache", "/publications/", "/events/"]
+TEMPLATE_SYNTAX = ("{#", "#}", "{%", "%}", "{{", "}}")
+
+
+def _box(page, selector: str) -> dict:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    return box
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+@pytest.fixture
+def sized(browser, live_server, lab):
+    contexts = []
+
+    def open_at(width: int, path: str):
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": width, "height": 900}
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(path)
+        return page
+
+    yield open_at
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_scrolls_sideways_or_covers_the_header(sized, width):
+    for path in PAGES:
+        page = sized(width, path)
+        overflow = page.evaluate(
+            "document.documentElement.scrollWidth - window.innerWidth"
+        )
+        assert overflow <= 0, f"{path} at {width}px scrolls sideways by {overflow}px"
+        header = _box(page, ".site-header")
+        main = _box(page, "main")
+        assert main["y"] >= header["y"] + header["height"] - 1, path
+        # The header's own parts sit side by side or stacked, never on each other.
+        parts = [".brand", "nav", ".site-search input", ".site-search button"]
+        boxes = {p: _box(page, f".site-header {p}") for p in parts}
+        for i, first in enumerate(parts):
+            for second in parts[i + 1 :]:
+                assert not _overlap(boxes[first], boxes[second]), (
+                    f"{first} overlaps {second} on {path} at {width}px"
+                )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_facets_sit_beside_the_results_when_there_is_room(sized, width):
+    for path in FACETED:
+        page = sized(width, path)
+        facets, results = _box(page, ".facets"), _box(page, ".results")
+        assert not _overlap(facets, results), path
+        if width >= SIDE_BY_SIDE_FROM:
+            # Side by side, results on the right and starting level with the facets.
+            assert facets["x"] + facets["width"] <= results["x"], path
+            assert abs(facets["y"] - results["y"]) < 40, path
+            assert results["width"] > 2 * facets["width"], path
+        else:
+            stacked = (
+                facets["y"] >= results["y"] + results["height"] - 1
+                or results["y"] >= facets["y"] + facets["height"] - 1
+            )
+            assert stacked, f"facets and results side by side at {width}px: {path}"
+            assert results["width"] >= width - 64, path
+
+
+def test_no_page_prints_template_syntax(sized):
+    for path in [*PAGES, "/search/?q=attention", "/topics/quantization/"]:
+        page = sized(1280, path)
+        # Text outside code blocks, where a lab might quote a template on purpose.
+        text = page.evaluate(
+            """() => {
+                const clone = document.body.cloneNode(true);
+                clone.querySelectorAll('pre, code').forEach(node => node.remove());
+                return clone.innerText;
+            }"""
+        )
+        for mark in TEMPLATE_SYNTAX:
+            assert mark not in text, f"{mark!r} printed on {path}"
