@@ -20,6 +20,8 @@ from search.engines import get_engine
 from search.query import parse
 
 HOME_MEMBERS = 24
+TOPIC_LIST_SIZE = 24
+SEARCH_GROUP_SIZE = 5
 
 
 class HomeView(TemplateView):
@@ -69,9 +71,6 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "directory/topic_detail.html", context)
 
 
-TOPIC_LIST_SIZE = 24
-
-
 def search(request: HttpRequest) -> HttpResponse:
     """One box over people, publications and events, each group linking to its page."""
     query = parse(request.GET.get("q", ""))
@@ -113,9 +112,6 @@ def search_groups(query) -> list[dict]:
             }
         )
     return groups
-
-
-SEARCH_GROUP_SIZE = 5
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -20,6 +20,9 @@ from publications.services import (
     publication_import_bibtex,
 )
 
+# Session keys of the BibTeX imports waiting for their preview to be confirmed.
+_PENDING = "publications-bibtex-import-"
+
 MAX_BIBTEX_BYTES = 20 * 1024 * 1024
 # How many rows of each kind the preview lists before summing up the rest.
 PREVIEW_ROWS = 300
@@ -282,9 +285,6 @@ class BibtexUploadForm(forms.Form):
                 f"The file is larger than {MAX_BIBTEX_BYTES // 1024 // 1024} MB."
             )
         return upload
-
-
-_PENDING = "publications-bibtex-import-"
 
 
 def _session_key(token: str) -> str:
