@@ -30,10 +30,12 @@ $(VENV)/.semantic: $(VENV)/.installed requirements-semantic.txt
 semantic: $(VENV)/.semantic
 
 # Recall@5, MRR and nDCG@10 of the judged queries in bench/relevance/, keyword-only
-# and hybrid (bench/results/relevance-*.json).
+# and hybrid, on the demo lab and a generated one (bench/results/relevance-*.json).
 relevance: semantic
-	$(BIN)/python bench/relevance/run.py
-	SEMANTIC_SEARCH=1 $(BIN)/python bench/relevance/run.py
+	for lab in demo generated; do \
+		$(BIN)/python bench/relevance/run.py --lab $$lab && \
+		SEMANTIC_SEARCH=1 $(BIN)/python bench/relevance/run.py --lab $$lab || exit 1; \
+	done
 
 migrate: setup
 	@mkdir -p var

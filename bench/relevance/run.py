@@ -1,12 +1,17 @@
 """How well search finds what a visitor means: Recall@5, MRR and nDCG@10.
 
-Runs the judged queries of bench/relevance/demo.yaml against the demo lab, loaded
-into a new SQLite database, through the API's people and publications lists (the
-same filters and ranking as the pages). Prints a table per kind of query and
-writes bench/results/relevance-<mode>.json; the mode is "hybrid" when
-SEMANTIC_SEARCH=1, else "keyword".
+Runs judged queries through the API's people and publications lists (the same
+filters and ranking as the pages): bench/relevance/demo.yaml against the demo lab
+(loaded into a new SQLite database), and with `--lab generated`
+bench/relevance/generated.yaml against a generated lab of 1,000 people (kept in
+var/relevance/ between runs; its members' vectors are computed once). Prints a
+table per kind of query and writes bench/results/relevance-<lab>-<mode>.json; the
+mode is "hybrid" when SEMANTIC_SEARCH=1, else "keyword".
 
-    .venv/bin/python bench/relevance/run.py [--verbose]
+Recall@5 is the share of the relevant records in the first five results, out of
+at most five (a generated field has hundreds of relevant members).
+
+    .venv/bin/python bench/relevance/run.py [--lab demo|generated] [--verbose]
 """
 
 import json
@@ -32,7 +37,8 @@ STOPWORDS = set(
 )
 
 
-def setup_django(database: Path) -> None:
+def setup_django(database: Path, lab: str) -> None:
+    fresh = not database.exists()
     os.environ["DATABASE_URL"] = f"sqlite:///{database}"
     os.environ.setdefault("DEBUG", "1")
     os.environ["API_ANON_RATE"] = "100000/minute"
@@ -41,10 +47,32 @@ def setup_django(database: Path) -> None:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.core.management import call_command
 
+    hybrid = settings.SEMANTIC_SEARCH
+    settings.SEMANTIC_SEARCH = False  # vectors are computed below, for what is judged
     call_command("migrate", verbosity=0)
-    call_command("load_demo", verbosity=0)
+    if lab == "demo":
+        call_command("load_demo", verbosity=0)
+    elif fresh:
+        call_command("generate_lab", "--scale", "small", "--seed", "1", verbosity=0)
+    settings.SEMANTIC_SEARCH = hybrid
+    if hybrid:
+        from search.indexing import index
+        from search.registry import searchables
+
+        for kind in ("person",) if lab == "generated" else searchables():
+            model = searchables()[kind].model
+            index(kind, list(model.objects.values_list("pk", flat=True)))
+
+
+def relevant_members(field: str) -> set[str]:
+    from core.models import Topic
+    from people.models import Person
+
+    subtree = Topic.objects.subtree_ids([field])
+    return set(Person.objects.filter(topics__in=subtree).values_list("slug", flat=True))
 
 
 def found(client, find: str, query: str) -> list[str]:
@@ -58,7 +86,7 @@ def found(client, find: str, query: str) -> list[str]:
 
 
 def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
-    recall = len(relevant & set(ranked[:5])) / len(relevant)
+    recall = len(relevant & set(ranked[:5])) / min(5, len(relevant))
     first = next((i for i, slug in enumerate(ranked, 1) if slug in relevant), None)
     gain = sum(
         1 / math.log2(i + 1) for i, slug in enumerate(ranked[:DEPTH], 1) if slug in relevant
@@ -73,17 +101,17 @@ def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
 
 def words(text: str) -> set[str]:
     """Lower-case word stems, crudely (a shared stem counts as a shared word)."""
-    return {w[:6] for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS}
+    return {w[:6] for w in re.findall(r"[a-z0-9]{2,}", text.lower()) if w not in STOPWORDS}
 
 
-def overlaps(judged: list[dict]) -> list[str]:
+def overlaps(judged: list[dict], relevant: dict[str, set[str]]) -> list[str]:
     """Paraphrases that share a word with a relevant record's search text."""
     from search.registry import searchables
 
     texts = {}
     for searchable in searchables().values():
         model = searchable.model
-        for record in model.objects.all():
+        for record in model.objects.all().iterator():
             document = searchable.document.objects.filter(pk=record.pk).first()
             if document is not None:
                 texts[(model._meta.model_name, record.slug)] = " ".join(
@@ -94,7 +122,7 @@ def overlaps(judged: list[dict]) -> list[str]:
     for item in judged:
         if item["kind"] != "paraphrase":
             continue
-        for slug in item["relevant"]:
+        for slug in relevant[item["id"]]:
             shared = words(item["q"]) & words(texts.get((kind[item["find"]], slug), ""))
             if shared:
                 problems.append(f"{item['id']} shares {sorted(shared)} with {slug}")
@@ -103,23 +131,38 @@ def overlaps(judged: list[dict]) -> list[str]:
 
 def main() -> None:
     verbose = "--verbose" in sys.argv
+    lab = sys.argv[sys.argv.index("--lab") + 1] if "--lab" in sys.argv else "demo"
     mode = "hybrid" if os.environ.get("SEMANTIC_SEARCH") == "1" else "keyword"
-    judged = yaml.safe_load((HERE / "demo.yaml").read_text())
+    judged = yaml.safe_load((HERE / f"{lab}.yaml").read_text())
     with tempfile.TemporaryDirectory() as tmp:
-        setup_django(Path(tmp) / "relevance.sqlite3")
+        kept = ROOT / "var" / "relevance"
+        kept.mkdir(parents=True, exist_ok=True)
+        folder = Path(tmp) if lab == "demo" else kept
+        setup_django(folder / f"{lab}.sqlite3", lab)
         from django.test import Client
 
         client = Client()
+        relevant = {
+            item["id"]: set(item.get("relevant") or relevant_members(item["field"]))
+            for item in judged
+        }
         per_kind: dict[str, list[dict]] = defaultdict(list)
         rows = []
         for item in judged:
             ranked = found(client, item["find"], item["q"])
-            result = scores(ranked, set(item["relevant"]))
+            result = scores(ranked, relevant[item["id"]])
             per_kind[item["kind"]].append(result)
-            rows.append({**item, "ranked": ranked, **result})
+            rows.append(
+                {
+                    **item,
+                    "relevant": len(relevant[item["id"]]),
+                    "ranked": ranked,
+                    **result,
+                }
+            )
             if verbose:
                 print(f"{item['id']:28} {result['ndcg@10']:.2f}  {ranked[:5]}")
-        problems = overlaps(judged)
+        problems = overlaps(judged, relevant)
     summary = {
         kind: {
             metric: round(sum(r[metric] for r in results) / len(results), 3)
@@ -128,7 +171,7 @@ def main() -> None:
         | {"queries": len(results)}
         for kind, results in per_kind.items()
     }
-    print(f"mode: {mode}, {len(judged)} queries on the demo lab")
+    print(f"mode: {mode}, {len(judged)} queries on the {lab} lab")
     print(f"{'kind':12} {'n':>3} {'Recall@5':>9} {'MRR':>6} {'nDCG@10':>8}")
     for kind, figures in summary.items():
         print(
@@ -138,8 +181,11 @@ def main() -> None:
     for problem in problems:
         print("paraphrase overlap:", problem)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"relevance-{mode}.json").write_text(
-        json.dumps({"mode": mode, "summary": summary, "queries": rows}, indent=1) + "\n"
+    (RESULTS / f"relevance-{lab}-{mode}.json").write_text(
+        json.dumps(
+            {"lab": lab, "mode": mode, "summary": summary, "queries": rows}, indent=1
+        )
+        + "\n"
     )
 
 
