@@ -101,7 +101,9 @@ def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
 
 def words(text: str) -> set[str]:
     """Lower-case word stems, crudely (a shared stem counts as a shared word)."""
-    return {w[:6] for w in re.findall(r"[a-z0-9]{2,}", text.lower()) if w not in STOPWORDS}
+    return {
+        w[:6] for w in re.findall(r"[a-z0-9]{2,}", text.lower()) if w not in STOPWORDS
+    }
 
 
 def overlaps(judged: list[dict], relevant: dict[str, set[str]]) -> list[str]:
