@@ -8,7 +8,7 @@ RUN_ENV := DEBUG=1
 # Data commands default to the development settings too, unless DEBUG is set.
 MANAGE_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: run test setup migrate demo check audit lint format serve bench backup restore clean screenshots
+.PHONY: run test setup migrate demo check audit lint format serve bench backup restore clean screenshots semantic relevance
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -20,6 +20,22 @@ $(VENV)/.installed: $(BIN)/python requirements.txt requirements-dev.txt
 	@touch $@
 
 setup: $(VENV)/.installed
+
+# The optional extra for search by meaning (SEMANTIC_SEARCH=1), into the same
+# environment; `make rebuild` afterwards computes every vector.
+$(VENV)/.semantic: $(VENV)/.installed requirements-semantic.txt
+	$(BIN)/pip install --quiet -r requirements-semantic.txt
+	@touch $@
+
+semantic: $(VENV)/.semantic
+
+# Recall@5, MRR and nDCG@10 of the judged queries in bench/relevance/, keyword-only
+# and hybrid, on the demo lab and a generated one (bench/results/relevance-*.json).
+relevance: semantic
+	for lab in demo generated; do \
+		$(BIN)/python bench/relevance/run.py --lab $$lab && \
+		SEMANTIC_SEARCH=1 $(BIN)/python bench/relevance/run.py --lab $$lab || exit 1; \
+	done
 
 migrate: setup
 	@mkdir -p var

@@ -293,6 +293,9 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": PROXY_COUNT,
 }
 
+# Search by meaning (docs/architecture.md, README): needs requirements-semantic.txt.
+SEMANTIC_SEARCH = env_bool("SEMANTIC_SEARCH", False)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": f"{LAB_NAME} API",
     "DESCRIPTION": (

@@ -7,6 +7,9 @@ class SearchConfig(AppConfig):
 
     def ready(self) -> None:
         from core import cache
+        from search import semantic
+        from search.engines import wrap_engines
         from search.filters import warm_default_facets
 
         cache.warm_up_with(warm_default_facets)
+        wrap_engines(semantic.wrap)

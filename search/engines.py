@@ -6,6 +6,7 @@ The engine follows the database; callers use `get_engine()` and never ask which.
 import difflib
 import functools
 import operator
+from collections.abc import Callable
 
 from django.contrib.postgres.search import (
     SearchHeadline,
@@ -15,7 +16,7 @@ from django.contrib.postgres.search import (
     TrigramSimilarity,
 )
 from django.db import connection, connections, router
-from django.db.models import F, QuerySet, TextField, Value
+from django.db.models import F, Q, QuerySet, TextField, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Concat
 from django.utils.html import escape
@@ -57,29 +58,35 @@ def _cursor(model):
 
 class Engine:
     vendor = ""
+    # Names the engine in cache keys, so that engines never share remembered results.
+    name = "keyword"
 
     # What a query finds depends only on the documents, and every write to the
     # directory starts a new data version: rankings, counts and snippets are
     # remembered per version, so paging, refining and repeated searches reuse them.
     def cached_ranked_ids(self, model, query: Query, limit: int) -> list[int]:
         return remember(
-            ["ranked", model._meta.label, query.text, limit],
+            ["ranked", self.name, model._meta.label, query.text, limit],
             lambda: self.ranked_ids(model, query, limit),
         )
 
     def cached_count(self, model, query: Query) -> int:
         return remember(
-            ["count", model._meta.label, query.text],
+            ["count", self.name, model._meta.label, query.text],
             lambda: self.count(model, query),
         )
 
     def cached_snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         return remember(
-            ["snippets", model._meta.label, query.text, ids],
+            ["snippets", self.name, model._meta.label, query.text, ids],
             lambda: self.snippets(model, ids, query),
         )
 
     def filter(self, queryset: QuerySet, query: Query) -> QuerySet:
+        return queryset.filter(self.condition(queryset.model, query))
+
+    def condition(self, model, query: Query) -> Q:
+        """The records of `model` that match, as a condition on their ids."""
         raise NotImplementedError
 
     def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
@@ -127,9 +134,9 @@ class SQLiteEngine(Engine):
         # Every word must match; the exact phrase adds to the score.
         return f'"{query.phrase}" OR ({quoted})'
 
-    def filter(self, queryset: QuerySet, query: Query) -> QuerySet:
-        table = fts_table(searchable_for(queryset.model).document._meta.db_table)
-        return queryset.filter(
+    def condition(self, model, query: Query) -> Q:
+        table = fts_table(searchable_for(model).document._meta.db_table)
+        return Q(
             pk__in=RawSQL(
                 f'SELECT rowid FROM "{table}" WHERE "{table}" MATCH %s',
                 [self.match_expression(query)],
@@ -195,10 +202,10 @@ class PostgresEngine(Engine):
             return terms
         return SearchQuery(query.phrase, search_type="phrase", config=PG_CONFIG) | terms
 
-    def filter(self, queryset: QuerySet, query: Query) -> QuerySet:
-        document = searchable_for(queryset.model).document
+    def condition(self, model, query: Query) -> Q:
+        document = searchable_for(model).document
         matching = document.objects.filter(vector=self.search_query(query))
-        return queryset.filter(pk__in=matching.values("pk"))
+        return Q(pk__in=matching.values("pk"))
 
     def ranked_ids(self, model, query: Query, limit: int) -> list[int]:
         search = self.search_query(query)
@@ -275,5 +282,18 @@ def _engine_for(vendor: str) -> Engine:
     raise NotImplementedError(f"no search engine for {vendor}")
 
 
+# Wrappers registered by other parts of search (search by meaning), applied in
+# order to the database's engine; each returns the engine unchanged when it is off.
+_wrappers: list[Callable[[Engine], Engine]] = []
+
+
+def wrap_engines(wrapper: Callable[[Engine], Engine]) -> None:
+    if wrapper not in _wrappers:
+        _wrappers.append(wrapper)
+
+
 def get_engine() -> Engine:
-    return _engine_for(connection.vendor)
+    engine = _engine_for(connection.vendor)
+    for wrapper in _wrappers:
+        engine = wrapper(engine)
+    return engine

@@ -16,6 +16,7 @@ from django.db.models.sql import Query
 from core.bulk import insert_rows, without_cycle_collection
 from core.cache import invalidate
 from core.models import SearchTerm
+from search import semantic
 from search.documents import TEXT_FIELDS, topic_texts
 from search.engines import PostgresEngine
 from search.operations import (
@@ -91,6 +92,8 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
     rows = list(searchable.build(live, topic_texts() if topics is None else topics))
     built = {row.pk for row in rows}
     document.objects.filter(pk__in=existing - built).delete()
+    if semantic.enabled():
+        semantic.embed(kind, rows, removed=existing - built)
     # The suggestion vocabulary: every column but the least weighted one.
     words = words_of("\n".join(f"{r.heading}\n{r.topics}\n{r.body}" for r in rows))
     _insert_documents(document, [row for row in rows if row.pk not in existing])
@@ -168,6 +171,8 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
                 searchable.document.objects.all().delete()
             ids = list(searchable.model.objects.values_list("pk", flat=True))
             counts[kind] = index(kind, ids, topics) if ids else 0
+            if semantic.enabled():
+                semantic.drop_missing(kind, searchable.model.objects.all())
             if connection.vendor == "postgresql":
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 cursor.execute(gin_index_sql(table))

@@ -25,3 +25,30 @@ class SearchDocument(models.Model):
 
     def __str__(self) -> str:
         return f"search document of {self.pk}"
+
+
+class Embedding(models.Model):
+    """A record's search text as a vector, for search by meaning (SEMANTIC_SEARCH).
+
+    One row per record of each searchable kind: the vector of its document's text,
+    normalised and stored as int8 with its scale (see search.semantic), and a
+    digest of the text it was computed from, so that unchanged texts are not
+    embedded again. Rows are replaced, never updated: the highest id and the count
+    of a kind tell a process whether the vectors it holds are current.
+    """
+
+    kind = models.CharField(max_length=40)
+    record_id = models.BigIntegerField()
+    digest = models.CharField(max_length=32)
+    scale = models.FloatField()
+    vector = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "record_id"], name="embedding_one_per_record"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"embedding of {self.kind} {self.record_id}"

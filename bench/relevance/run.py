@@ -1,0 +1,195 @@
+"""How well search finds what a visitor means: Recall@5, MRR and nDCG@10.
+
+Runs judged queries through the API's people and publications lists (the same
+filters and ranking as the pages): bench/relevance/demo.yaml against the demo lab
+(loaded into a new SQLite database), and with `--lab generated`
+bench/relevance/generated.yaml against a generated lab of 1,000 people (kept in
+var/relevance/ between runs; its members' vectors are computed once). Prints a
+table per kind of query and writes bench/results/relevance-<lab>-<mode>.json; the
+mode is "hybrid" when SEMANTIC_SEARCH=1, else "keyword".
+
+Recall@5 is the share of the relevant records in the first five results, out of
+at most five (a generated field has hundreds of relevant members).
+
+    .venv/bin/python bench/relevance/run.py [--lab demo|generated] [--verbose]
+"""
+
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+RESULTS = ROOT / "bench" / "results"
+ENDPOINTS = {"people": "/api/people/", "publications": "/api/publications/"}
+DEPTH = 10
+STOPWORDS = set(
+    "a an and as at by for from in into is it its of on or that the their this to "
+    "with who whose where what how all only same very most few plus every each "
+    "instead one ones".split()
+)
+
+
+def setup_django(database: Path, lab: str) -> None:
+    fresh = not database.exists()
+    os.environ["DATABASE_URL"] = f"sqlite:///{database}"
+    os.environ.setdefault("DEBUG", "1")
+    os.environ["API_ANON_RATE"] = "100000/minute"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "directory.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    hybrid = settings.SEMANTIC_SEARCH
+    settings.SEMANTIC_SEARCH = False  # vectors are computed below, for what is judged
+    call_command("migrate", verbosity=0)
+    if lab == "demo":
+        call_command("load_demo", verbosity=0)
+    elif fresh:
+        call_command("generate_lab", "--scale", "small", "--seed", "1", verbosity=0)
+    settings.SEMANTIC_SEARCH = hybrid
+    if hybrid:
+        from search.indexing import index
+        from search.registry import searchables
+
+        for kind in ("person",) if lab == "generated" else searchables():
+            model = searchables()[kind].model
+            index(kind, list(model.objects.values_list("pk", flat=True)))
+
+
+def relevant_members(field: str) -> set[str]:
+    from core.models import Topic
+    from people.models import Person
+
+    subtree = Topic.objects.subtree_ids([field])
+    return set(Person.objects.filter(topics__in=subtree).values_list("slug", flat=True))
+
+
+def found(client, find: str, query: str) -> list[str]:
+    response = client.get(
+        ENDPOINTS[find], {"q": query, "page_size": DEPTH, "format": "json"},
+        HTTP_HOST="127.0.0.1",
+    )  # fmt: skip
+    if response.status_code != 200:
+        raise SystemExit(f"{find} ?q={query!r}: HTTP {response.status_code}")
+    return [row["slug"] for row in response.json()["results"]]
+
+
+def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
+    recall = len(relevant & set(ranked[:5])) / min(5, len(relevant))
+    first = next((i for i, slug in enumerate(ranked, 1) if slug in relevant), None)
+    gain = sum(
+        1 / math.log2(i + 1) for i, slug in enumerate(ranked[:DEPTH], 1) if slug in relevant
+    )  # fmt: skip
+    ideal = sum(1 / math.log2(i + 1) for i in range(1, min(len(relevant), DEPTH) + 1))
+    return {
+        "recall@5": recall,
+        "mrr": 1 / first if first else 0.0,
+        "ndcg@10": gain / ideal,
+    }
+
+
+def words(text: str) -> set[str]:
+    """Lower-case word stems, crudely (a shared stem counts as a shared word)."""
+    return {
+        w[:6] for w in re.findall(r"[a-z0-9]{2,}", text.lower()) if w not in STOPWORDS
+    }
+
+
+def overlaps(judged: list[dict], relevant: dict[str, set[str]]) -> list[str]:
+    """Paraphrases that share a word with a relevant record's search text."""
+    from search.registry import searchables
+
+    texts = {}
+    for searchable in searchables().values():
+        model = searchable.model
+        for record in model.objects.all().iterator():
+            document = searchable.document.objects.filter(pk=record.pk).first()
+            if document is not None:
+                texts[(model._meta.model_name, record.slug)] = " ".join(
+                    [document.heading, document.topics, document.body, document.extra]
+                )
+    kind = {"people": "person", "publications": "publication"}
+    problems = []
+    for item in judged:
+        if item["kind"] != "paraphrase":
+            continue
+        for slug in relevant[item["id"]]:
+            shared = words(item["q"]) & words(texts.get((kind[item["find"]], slug), ""))
+            if shared:
+                problems.append(f"{item['id']} shares {sorted(shared)} with {slug}")
+    return problems
+
+
+def main() -> None:
+    verbose = "--verbose" in sys.argv
+    lab = sys.argv[sys.argv.index("--lab") + 1] if "--lab" in sys.argv else "demo"
+    mode = "hybrid" if os.environ.get("SEMANTIC_SEARCH") == "1" else "keyword"
+    judged = yaml.safe_load((HERE / f"{lab}.yaml").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        kept = ROOT / "var" / "relevance"
+        kept.mkdir(parents=True, exist_ok=True)
+        folder = Path(tmp) if lab == "demo" else kept
+        setup_django(folder / f"{lab}.sqlite3", lab)
+        from django.test import Client
+
+        client = Client()
+        relevant = {
+            item["id"]: set(item.get("relevant") or relevant_members(item["field"]))
+            for item in judged
+        }
+        per_kind: dict[str, list[dict]] = defaultdict(list)
+        rows = []
+        for item in judged:
+            ranked = found(client, item["find"], item["q"])
+            result = scores(ranked, relevant[item["id"]])
+            per_kind[item["kind"]].append(result)
+            rows.append(
+                {
+                    **item,
+                    "relevant": len(relevant[item["id"]]),
+                    "ranked": ranked,
+                    **result,
+                }
+            )
+            if verbose:
+                print(f"{item['id']:28} {result['ndcg@10']:.2f}  {ranked[:5]}")
+        problems = overlaps(judged, relevant)
+    summary = {
+        kind: {
+            metric: round(sum(r[metric] for r in results) / len(results), 3)
+            for metric in ("recall@5", "mrr", "ndcg@10")
+        }
+        | {"queries": len(results)}
+        for kind, results in per_kind.items()
+    }
+    print(f"mode: {mode}, {len(judged)} queries on the {lab} lab")
+    print(f"{'kind':12} {'n':>3} {'Recall@5':>9} {'MRR':>6} {'nDCG@10':>8}")
+    for kind, figures in summary.items():
+        print(
+            f"{kind:12} {figures['queries']:3} {figures['recall@5']:9.3f} "
+            f"{figures['mrr']:6.3f} {figures['ndcg@10']:8.3f}"
+        )
+    for problem in problems:
+        print("paraphrase overlap:", problem)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"relevance-{lab}-{mode}.json").write_text(
+        json.dumps(
+            {"lab": lab, "mode": mode, "summary": summary, "queries": rows}, indent=1
+        )
+        + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()

