@@ -144,12 +144,21 @@ if DATABASE_REPLICAS:
 
 # Local memory by default; CACHE_URL (e.g. redis://127.0.0.1:6379/0) shares it between
 # processes and servers.
+# A cache that is down or slow is a miss, never an error: each operation waits at
+# most CACHE_TIMEOUT_MS, and after a failure the site stops asking for
+# CACHE_RETRY_SECONDS (core/cache_backend.py).
 CACHE_URL = env_str("CACHE_URL", "")
+_CACHE_TIMEOUT = env_int("CACHE_TIMEOUT_MS", 50) / 1000
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache_backend.ResilientRedisCache",
             "LOCATION": CACHE_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": _CACHE_TIMEOUT,
+                "socket_timeout": _CACHE_TIMEOUT,
+                "retry_seconds": env_int("CACHE_RETRY_SECONDS", 5),
+            },
         }
         if CACHE_URL.startswith(("redis://", "rediss://", "unix://"))
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
