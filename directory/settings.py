@@ -64,6 +64,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A database error in a view: 503 with Retry-After instead of a 500.
+    "core.unavailable.database_unavailable",
     # Last, as django-axes requires: turns a flagged sign-in into its lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -119,6 +121,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = (
         0 if DEBUG else DATABASES["default"]["CONN_MAX_AGE"]
     )
+
+# The web server stops any SQL statement that runs longer than this (0: never) and
+# answers 503; commands and migrations are not bounded (core/statement_timeout.py).
+STATEMENT_TIMEOUT_MS = env_int("STATEMENT_TIMEOUT_MS", 30_000)
+# What a 503 (database unavailable) asks clients to wait, in seconds.
+RETRY_AFTER_SECONDS = env_int("RETRY_AFTER_SECONDS", 30)
 
 # Read replicas of the primary (comma-separated URLs, e.g. PostgreSQL streaming
 # replicas): anonymous reads go there, everything else to the primary. The caches
