@@ -13,6 +13,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from core.replicas import replica_health
+
 DATABASE_ERRORS = (OperationalError, InterfaceError)
 
 logger = logging.getLogger("core.unavailable")
@@ -57,6 +59,7 @@ def database_unavailable(get_response):
             request.path,
             exception,
         )
+        replica_health.recheck()  # the failing database may be a replica
         return service_unavailable(request)
 
     middleware.process_exception = process_exception
