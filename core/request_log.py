@@ -12,6 +12,7 @@ import logging
 import re
 import time
 import uuid
+from datetime import UTC, datetime
 
 from django.http import HttpRequest, HttpResponse
 
@@ -64,7 +65,9 @@ class RequestIdFilter(logging.Filter):
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line = {
-            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(
+                timespec="milliseconds"
+            ),
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
