@@ -73,14 +73,20 @@ def test_pages_answer_from_the_database_while_the_cache_is_cut(
     started = time.perf_counter()
     pages_answer(client)
     assert facet_count(client, 2024) == 1
-    # One timed-out call opens the breaker; the rest do not wait for Redis.
-    assert time.perf_counter() - started < 2.5
+    # One timed-out call opens the breaker; the rest do not wait for Redis (the
+    # bound is loose: the machines here are shared).
+    assert time.perf_counter() - started < 10
     assert caches["default"].status()["status"] == "down"
 
     proxy.restore()
     time.sleep(RETRY_SECONDS)
     assert facet_count(client, 2024) == 1
-    assert caches["default"].status()["status"] == "ok"
+    # A call that outlasts the short timeout on a busy machine opens the breaker
+    # again for a moment: the cache must be back within a few periods.
+    deadline = time.monotonic() + 5 * RETRY_SECONDS
+    while caches["default"].status()["status"] != "ok":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
 
 
 def test_while_it_stays_down_nobody_waits_for_it_and_one_warning_is_logged(
@@ -99,8 +105,8 @@ def test_while_it_stays_down_nobody_waits_for_it_and_one_warning_is_logged(
             cache.set("anything", 1)
             assert cache.get_many(["a", "b"]) == {}
         rest = time.perf_counter() - started
-    assert TIMEOUT * 0.8 < first < TIMEOUT * 10
-    assert rest < 0.1  # 600 calls answered by the open breaker
+    assert TIMEOUT * 0.8 < first < 1.0  # one timeout, not a retry loop
+    assert rest < 0.5  # 600 calls answered by the open breaker, none by Redis
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert "unavailable" in warnings[0].getMessage()
