@@ -9,6 +9,7 @@ version is advanced there: writes made during the outage could not reach Redis).
 """
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -49,13 +50,14 @@ class Breaker:
         now = time.monotonic()
         self.open_until = now + self.retry_seconds
         self.needs_recovery = True
-        self.last_error = f"{type(error).__name__}: {error}"
+        self.last_error = type(error).__name__
         if self.warned_at is None or now - self.warned_at >= self.retry_seconds:
             self.warned_at = now
             logger.warning(
-                "Cache at %s unavailable (%s); serving without it for %s s",
+                "Cache at %s unavailable (%s: %s); serving without it for %s s",
                 self.location,
                 self.last_error,
+                error,
                 self.retry_seconds,
             )
 
@@ -126,6 +128,11 @@ class GuardedClient(RedisCacheClient):
     clear = _guarded("clear", lambda: False)
 
 
+def _without_password(location: str) -> str:
+    """The location as logs may show it."""
+    return re.sub(r"//[^@/]*@", "//", location)
+
+
 class ResilientRedisCache(RedisCache):
     """RedisCache whose operations never raise because Redis is unreachable.
 
@@ -137,7 +144,7 @@ class ResilientRedisCache(RedisCache):
         options = dict(params.get("OPTIONS", {}))
         retry_seconds = float(options.pop("retry_seconds", 5))
         super().__init__(server, {**params, "OPTIONS": options})
-        self.breaker = breaker_for(str(server), retry_seconds)
+        self.breaker = breaker_for(_without_password(str(server)), retry_seconds)
         self._class = GuardedClient
         self._options = {**self._options, "breaker": self.breaker}
 

@@ -6,11 +6,14 @@ ones only, and from the primary when none is. A replica that comes back (or
 catches up) is used again after its next probe.
 """
 
+import logging
 import threading
 import time
 
 from django.conf import settings
 from django.db import DatabaseError, connections
+
+logger = logging.getLogger("core.replicas")
 
 # On a PostgreSQL standby: seconds since the last transaction it replayed, or 0
 # when it has replayed all it received (an idle primary sends nothing new); on a
@@ -45,7 +48,8 @@ class ReplicaHealth:
                 lag = float(cursor.fetchone()[0])
         except DatabaseError as error:
             connection.close_if_unusable_or_obsolete()
-            state = {"status": "down", "error": f"{type(error).__name__}: {error}"}
+            logger.warning("Replica %s unavailable: %s", alias, error)
+            state = {"status": "down", "error": type(error).__name__}
         else:
             bound = settings.REPLICA_MAX_LAG_SECONDS
             status = "ok" if lag <= bound else "degraded"

@@ -70,7 +70,8 @@ def test_a_database_that_is_down_makes_readyz_503(client, monkeypatch):
     body = response.json()
     assert body["status"] == "down"
     assert body["checks"]["database"]["status"] == "down"
-    assert "connection refused" in body["checks"]["database"]["error"]
+    # The error's kind only: its message may name hosts and users.
+    assert body["checks"]["database"]["error"] == "OperationalError"
     assert client.get("/healthz").status_code == 200
 
 
@@ -89,7 +90,7 @@ def test_a_check_that_raises_or_answers_nonsense_is_down(client, extra_check):
     assert response.status_code == 503
     checks = response.json()["checks"]
     assert checks["raises"]["status"] == "down"
-    assert "ZeroDivisionError" in checks["raises"]["error"]
+    assert checks["raises"]["error"] == "ZeroDivisionError"
     assert checks["nonsense"]["status"] == "down"
 
 

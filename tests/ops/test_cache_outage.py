@@ -142,3 +142,17 @@ def test_a_cache_that_lost_everything_starts_again(client, proxied_cache):
     time.sleep(RETRY_SECONDS)
     factories.publication(year=2024)
     assert facet_count(client, 2024) == 2
+
+
+def test_the_logged_location_leaves_the_password_out(caplog):
+    settings = {
+        "default": {
+            "BACKEND": "core.cache_backend.ResilientRedisCache",
+            "LOCATION": "redis://user:s3cret@127.0.0.1:1/0",
+            "OPTIONS": {"socket_connect_timeout": TIMEOUT, "retry_seconds": 60},
+        }
+    }
+    with override_settings(CACHES=settings), caplog.at_level(logging.WARNING):
+        assert caches["default"].get("key", "missed") == "missed"
+    assert "redis://127.0.0.1:1/0" in caplog.text
+    assert "s3cret" not in caplog.text
