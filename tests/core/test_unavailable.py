@@ -119,3 +119,10 @@ def test_a_statement_past_the_timeout_is_stopped_with_a_503(
 def test_without_the_limit_quick_statements_are_untouched(client, statement_timeout):
     time.sleep(0.5)  # longer than the timeout since the last statement
     assert client.get("/quick/").content == b"quick"
+
+
+@pytest.mark.urls("directory.urls")
+def test_the_api_schema_documents_the_503(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    for endpoint in ["/api/people/", "/api/people/{slug}/", "/api/publications/"]:
+        assert "503" in schema["paths"][endpoint]["get"]["responses"], endpoint
