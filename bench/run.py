@@ -179,6 +179,19 @@ def http_lines(result: dict | None) -> list[str]:
             f"| {name} | {rate} | {r['p50_ms']:.1f} | {r['p90_ms']:.1f} | "
             f"{r['p99_ms']:.1f} | {errors} |"
         )
+    if "load_cache_cut" in result:
+        cut = result["load_cache_cut"]
+        phases = "; ".join(
+            f"{name}: {p['requests']} requests, p50 {p['p50_ms']} ms, p99 {p['p99_ms']} ms"
+            for name, p in cut["phases"].items()
+        )
+        lines.append(
+            f"\nThe same load with Redis as the cache, cut (refused) from "
+            f"{cut['outage_s'][0]} to {cut['outage_s'][1]} s: {cut['rps']:.1f} requests/s, "
+            f"{cut['status_5xx']} answers 5xx, {cut['status_errors']} 4xx/5xx, "
+            f"{cut['connect_errors'] + cut['read_errors'] + cut['timeouts']} socket errors, "
+            f"{cut['cache_warnings']} cache warnings logged. From the request log: {phases}."
+        )
     rss = ", ".join(f"{m} MB" for m in result["worker_rss_mb"])
     lines.append(f"\nResident memory per worker after the throughput runs: {rss}.")
     return lines

@@ -7,7 +7,11 @@ Run by bench/run.py against the full-size database of each vendor:
   resident memory of each worker after at least 1,000 requests;
 - load: `make serve`'s worker count, 50 users (connections) for LOAD_SECONDS, each
   pausing 0.5-1.5 s between requests, over a mix of search, profile, API list and
-  detail pages (bench/load.lua). The acceptance is zero errors.
+  detail pages (bench/load.lua). The acceptance is zero errors;
+- load with the cache cut: the same load with Redis as the cache (CACHE_URL)
+  behind tests/ops/faultproxy.py, refused from OUTAGE_FROM to OUTAGE_TO seconds
+  (20-40 of 60): zero 5xx required; the request log (JSON lines) gives the
+  figures before, during and after the outage.
 Prints one JSON document.
 """
 
@@ -17,13 +21,18 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
 LOAD_SECONDS = int(os.environ.get("LOAD_SECONDS", "60"))
 THROUGHPUT_SECONDS = int(os.environ.get("THROUGHPUT_SECONDS", "10"))
+REDIS_PORT = int(os.environ.get("BENCH_REDIS_PORT", "6379"))
+OUTAGE_FROM, OUTAGE_TO = 20, 40
 
 
 def free_port() -> int:
@@ -33,10 +42,11 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, log=None, **extra_env: str) -> None:
         self.port = free_port()
         env = {
             **os.environ,
+            **extra_env,
             "DEBUG": "0",
             "SECURE_SSL_REDIRECT": "0",
             "ALLOWED_HOSTS": "127.0.0.1",
@@ -47,7 +57,7 @@ class Server:
         self.process = subprocess.Popen(
             [GUNICORN, "directory.wsgi:application", "--workers", str(workers),
              "--bind", f"127.0.0.1:{self.port}", "--preload", "--log-level", "warning"],
-            cwd=ROOT, env=env,
+            cwd=ROOT, env=env, stderr=log,
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -101,6 +111,56 @@ def median_run(server: Server, path: str) -> dict:
     return {**runs[1], "all_rps": [run["rps"] for run in runs]}
 
 
+def outage_load(paths: list[str], workers: int) -> dict:
+    """The load run with Redis as the cache, cut in the middle of it."""
+    sys.path.insert(0, str(ROOT))
+    import redis
+
+    from tests.ops.faultproxy import FaultProxy
+
+    redis.Redis(port=REDIS_PORT, db=11).flushdb()
+    with FaultProxy(REDIS_PORT) as proxy, tempfile.TemporaryFile("w+") as log:
+        server = Server(
+            workers, log=log, LOG_FORMAT="json",
+            CACHE_URL=proxy.url("redis://127.0.0.1:{port}/11"),
+        )  # fmt: skip
+        try:
+            wrk(server, paths, 5, 10, "0-0")
+            log.truncate(0)
+            started = time.time()
+            cut = threading.Timer(OUTAGE_FROM, proxy.cut)
+            restore = threading.Timer(OUTAGE_TO, proxy.restore)
+            cut.start(), restore.start()
+            overall = wrk(server, paths, LOAD_SECONDS, 50, "500-1500")
+        finally:
+            server.stop()
+        log.seek(0)
+        lines = [json.loads(x) for x in log if x.startswith("{")]
+    requests = [x for x in lines if x["logger"] == "core.requests"]
+    phases = {}
+    for name, low, high in (("before", 0, OUTAGE_FROM), ("during", OUTAGE_FROM, OUTAGE_TO),
+                            ("after", OUTAGE_TO, LOAD_SECONDS + 5)):  # fmt: skip
+        times = sorted(
+            x["duration_ms"] for x in requests
+            if low <= datetime.fromisoformat(x["time"]).timestamp() - started < high
+        )  # fmt: skip
+        phases[name] = {
+            "requests": len(times),
+            "p50_ms": times[len(times) // 2] if times else None,
+            "p99_ms": times[int(len(times) * 0.99)] if times else None,
+        }
+    return {
+        "workers": workers,
+        "users": 50,
+        "think_ms": "500-1500",
+        "outage_s": [OUTAGE_FROM, OUTAGE_TO],
+        **overall,
+        "status_5xx": sum(1 for x in requests if x["status"] >= 500),
+        "cache_warnings": sum(1 for x in lines if x["logger"] == "core.cache"),
+        "phases": phases,
+    }
+
+
 def main() -> None:
     paths = json.loads(os.environ["BENCH_PATHS"])
     report = {}
@@ -129,6 +189,7 @@ def main() -> None:
         }
     finally:
         server.stop()
+    report["load_cache_cut"] = outage_load(paths["mix"], workers)
     print(json.dumps(report))
 
 

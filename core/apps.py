@@ -9,7 +9,8 @@ class CoreConfig(AppConfig):
     verbose_name = "Directory (topics and organisations)"
 
     def ready(self) -> None:
-        from core import cache
+        from core import cache, health
         from core.models import Organization, Topic
 
         cache.watch(Topic, Organization)
+        health.register_defaults()

@@ -3,6 +3,11 @@
 All keys carry a data version; any save or delete of a watched model (each app
 names its models from its AppConfig.ready()) bumps it, so stale entries are simply
 never read again (and expire on their own).
+
+A bump that cannot reach the cache (Redis down) is not lost: every process whose
+cache calls failed advances the version when Redis answers again, before it reads
+anything from it (`core.cache_backend.on_recovery`), so entries cached before the
+outage are never served after it.
 """
 
 import hashlib
@@ -18,6 +23,8 @@ from django.db import connection, models, transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils.functional import cached_property
 
+from core.cache_backend import on_recovery
+
 VERSION_KEY = "directory:data-version"
 TIMEOUT = 600
 
@@ -31,11 +38,19 @@ def data_version() -> int:
 
 
 def bump() -> None:
+    _advance()
+    schedule_warm_up()
+
+
+def _advance() -> None:
     try:
         cache.incr(VERSION_KEY)
-    except ValueError:  # not set yet, or evicted
+    except ValueError:  # not set yet, evicted, or the cache is unreachable
         cache.set(VERSION_KEY, data_version() + 1, timeout=None)
-    schedule_warm_up()
+
+
+# Writes this process made while the cache was down did not bump the version.
+on_recovery(_advance)
 
 
 def invalidate() -> None:

@@ -1,6 +1,8 @@
 """Read replicas (DATABASE_REPLICA_URLS): anonymous visitors read from a replica, and
 everything else — writes, signed-in clients, commands, background threads — uses the
 primary, so nobody who can write ever reads a replica that has not caught up.
+A replica that is down or lags past REPLICA_MAX_LAG_SECONDS is left out until its
+next probe finds it fit again (`core.replicas`).
 """
 
 import contextvars
@@ -8,6 +10,8 @@ import random
 
 from django.conf import settings
 from django.db import connections
+
+from core.replicas import replica_health
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
@@ -20,7 +24,8 @@ class PrimaryReplicaRouter:
     def db_for_read(self, model, **hints) -> str:
         if not _replica_allowed.get() or connections["default"].in_atomic_block:
             return "default"
-        return random.choice(settings.DATABASE_REPLICAS)
+        fit = [a for a in settings.DATABASE_REPLICAS if replica_health.fit(a)]
+        return random.choice(fit) if fit else "default"
 
     def db_for_write(self, model, **hints) -> str:
         # What this request reads from now on includes what it has just written.

@@ -1,5 +1,6 @@
 """Settings for the lab directory, all read from the environment (see .env.example)."""
 
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -52,6 +53,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz for load balancers: answered before anything else.
+    "core.health.health_endpoints",
+    # One line per request with its id (X-Request-ID).
+    "core.request_log.request_log",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -64,6 +69,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A database error in a view: 503 with Retry-After instead of a 500.
+    "core.unavailable.database_unavailable",
     # Last, as django-axes requires: turns a flagged sign-in into its lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -108,6 +115,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
             f"-c random_page_cost={float(_cost)}"
         )
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A server that does not answer (network cut) fails a connection in this many
+    # seconds instead of hanging the request.
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int(
+        "DATABASE_CONNECT_TIMEOUT", 5
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers proceed while an admin edit writes; IMMEDIATE takes the
     # write lock at BEGIN so concurrent writers queue instead of failing.
@@ -119,6 +132,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = (
         0 if DEBUG else DATABASES["default"]["CONN_MAX_AGE"]
     )
+
+# The web server stops any SQL statement that runs longer than this (0: never) and
+# answers 503; commands and migrations are not bounded (core/statement_timeout.py).
+STATEMENT_TIMEOUT_MS = env_int("STATEMENT_TIMEOUT_MS", 30_000)
+# What a 503 (database unavailable) asks clients to wait, in seconds.
+RETRY_AFTER_SECONDS = env_int("RETRY_AFTER_SECONDS", 30)
 
 # Read replicas of the primary (comma-separated URLs, e.g. PostgreSQL streaming
 # replicas): anonymous reads go there, everything else to the primary. The caches
@@ -138,18 +157,31 @@ for _n, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica{_n}"] = _replica
     DATABASE_REPLICAS.append(f"replica{_n}")
+# A replica is probed at most this often, and left out while it is unreachable or
+# has not replayed the primary's last transactions for longer than the bound.
+REPLICA_CHECK_SECONDS = env_int("REPLICA_CHECK_SECONDS", 5)
+REPLICA_MAX_LAG_SECONDS = env_int("REPLICA_MAX_LAG_SECONDS", 30)
 if DATABASE_REPLICAS:
     DATABASE_ROUTERS = ["directory.routers.PrimaryReplicaRouter"]
     MIDDLEWARE.insert(2, "directory.routers.replica_reads")
 
 # Local memory by default; CACHE_URL (e.g. redis://127.0.0.1:6379/0) shares it between
 # processes and servers.
+# A cache that is down or slow is a miss, never an error: each operation waits at
+# most CACHE_TIMEOUT_MS, and after a failure the site stops asking for
+# CACHE_RETRY_SECONDS (core/cache_backend.py).
 CACHE_URL = env_str("CACHE_URL", "")
+_CACHE_TIMEOUT = env_int("CACHE_TIMEOUT_MS", 50) / 1000
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache_backend.ResilientRedisCache",
             "LOCATION": CACHE_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": _CACHE_TIMEOUT,
+                "socket_timeout": _CACHE_TIMEOUT,
+                "retry_seconds": env_int("CACHE_RETRY_SECONDS", 5),
+            },
         }
         if CACHE_URL.startswith(("redis://", "rediss://", "unix://"))
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
@@ -335,11 +367,51 @@ CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
 CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", False)
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 
+# One line per request (logger core.requests, INFO) and every other line with the
+# request's id; LOG_FORMAT=json writes each line as a JSON object.
+LOG_FORMAT = env_str("LOG_FORMAT", "text")
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "core.request_log.RequestIdFilter"}},
+    "formatters": {
+        "text": {
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+        },
+        "json": {"()": "core.request_log.JsonFormatter"},
+    },  # fmt: skip
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "core.requests": {"level": env_str("REQUEST_LOG_LEVEL", "INFO")},
+    },
 }
+
+# Errors go to Sentry when SENTRY_DSN is set and sentry-sdk is installed
+# (requirements-sentry.txt); without the package the DSN is ignored with a warning.
+SENTRY_DSN = env_str("SENTRY_DSN", "")
+if SENTRY_DSN:
+    try:
+        import sentry_sdk
+    except ImportError:
+        warnings.warn(
+            "SENTRY_DSN is set but sentry-sdk is not installed "
+            "(pip install -r requirements-sentry.txt): errors are not reported.",
+            stacklevel=1,
+        )
+    else:
+        sentry_sdk.init(
+            dsn=SENTRY_DSN,
+            environment=env_str("SENTRY_ENVIRONMENT", "production"),
+            send_default_pii=False,
+        )
 
 SERVE_MEDIA = env_bool("SERVE_MEDIA", True)

@@ -1,3 +1,4 @@
+import sys
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -10,6 +11,7 @@ from django.views.generic import TemplateView
 
 from core.cache import data_version
 from core.models import Topic
+from core.unavailable import DATABASE_ERRORS, service_unavailable
 from events.filters import EventFilter
 from events.models import Event
 from people.filters import PersonFilter
@@ -122,7 +124,10 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """JSON for the API's clients, the site's plain 500 page for everyone else."""
+    """JSON for the API's clients, the site's plain 500 page for everyone else; a
+    503 when the database failed outside a view (in a middleware, say)."""
+    if isinstance(sys.exc_info()[1], DATABASE_ERRORS):
+        return service_unavailable(request)
     if request.path.startswith("/api/"):
         return _api_error(500, "server_error", "A server error occurred.")
     return site_server_error(request)

@@ -3,12 +3,16 @@
 import gc
 import os
 
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
+
+from core.statement_timeout import limit_statements
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "directory.settings")
 
 application = get_wsgi_application()
+limit_statements(settings.STATEMENT_TIMEOUT_MS)
 
 
 def settle() -> None:

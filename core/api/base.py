@@ -152,7 +152,7 @@ def detail_schema(serializer_class, **kwargs):
     return extend_schema(
         responses={
             200: serializer_class,
-            **{k: ERROR_RESPONSES[k] for k in (404, 429)},
+            **{k: ERROR_RESPONSES[k] for k in (404, 429, 503)},
         },
         **kwargs,
     )

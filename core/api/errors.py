@@ -143,7 +143,7 @@ _ERROR = inline_serializer(
                     help_text="Per-field messages (400 only).",
                 ),
                 "retry_after": serializers.IntegerField(
-                    required=False, help_text="Seconds to wait (429 only)."
+                    required=False, help_text="Seconds to wait (429 and 503 only)."
                 ),
             },
         )
@@ -159,6 +159,11 @@ ERROR_RESPONSES = {
     404: OpenApiResponse(_ERROR, description="No such record or page."),
     405: OpenApiResponse(_ERROR, description="Method not allowed."),
     429: OpenApiResponse(_ERROR, description="Too many requests; see Retry-After."),
+    503: OpenApiResponse(
+        _ERROR,
+        description="The database is unavailable, or the request ran past the "
+        "statement timeout; see Retry-After.",
+    ),
 }
 
 CONFLICT_RESPONSE = OpenApiResponse(

@@ -1,0 +1,73 @@
+"""One log line per request with its id; JSON lines when LOG_FORMAT=json."""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.django_db
+
+
+def test_each_request_is_logged_once_with_id_status_and_duration(client, caplog):
+    with caplog.at_level(logging.INFO, logger="core.requests"):
+        response = client.get("/people/", HTTP_X_REQUEST_ID="lb-1234")
+    assert response["X-Request-ID"] == "lb-1234"
+    lines = [r for r in caplog.records if r.name == "core.requests"]
+    assert len(lines) == 1
+    assert (lines[0].method, lines[0].path, lines[0].status) == ("GET", "/people/", 200)
+    assert lines[0].duration_ms > 0
+    assert lines[0].getMessage().startswith("GET /people/ 200 ")
+
+
+@pytest.mark.parametrize("given", ["", "two words", "x" * 129, 'a"b', "a\nb"])
+def test_an_unusable_request_id_is_replaced(client, given):
+    response = client.get("/robots.txt", HTTP_X_REQUEST_ID=given)
+    assert response["X-Request-ID"] != given
+    assert len(response["X-Request-ID"]) == 32
+
+
+def test_json_lines_carry_the_request_id_on_every_record():
+    code = (
+        "import django, logging; django.setup(); "
+        "from django.test import Client; "
+        "Client().get('/api/unknown/', HTTP_X_REQUEST_ID='req-7')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={
+            "PATH": os.environ["PATH"],
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "LOG_FORMAT": "json",
+            "ALLOWED_HOSTS": "testserver",
+            "DATABASE_URL": "sqlite:///:memory:",
+        },
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+    )
+    lines = [json.loads(line) for line in done.stderr.splitlines()]
+    request_line = next(x for x in lines if x["logger"] == "core.requests")
+    assert request_line["request_id"] == "req-7"
+    assert request_line["status"] == 404
+    assert request_line["method"] == "GET" and request_line["path"] == "/api/unknown/"
+    # Django's own warning about the 404 carries the same id.
+    assert any(
+        x["logger"] == "django.request" and x["request_id"] == "req-7" for x in lines
+    )
+
+
+def test_an_unknown_log_format_is_refused():
+    done = subprocess.run(
+        [sys.executable, "-c", "import directory.settings"],
+        env={"PATH": os.environ["PATH"], "DEBUG": "1", "LOG_FORMAT": "xml"},
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "LOG_FORMAT must be text or json" in done.stderr
