@@ -144,7 +144,8 @@ def main() -> None:
         keyword = summary(timings(client, path))
         settings.SEMANTIC_SEARCH = True
         cache.clear()
-        semantic.nearest(searchables()["person"].model, "warm up the model")
+        for searchable in searchables().values():  # the model and every matrix
+            semantic.nearest(searchable.model, "warm up")
         hybrid = summary(timings(client, path))
         report["paths"][path] = {
             "keyword": keyword,

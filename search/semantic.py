@@ -44,7 +44,7 @@ MARGIN = 0.05
 RRF_K = 60
 KEYWORD_WEIGHT = 1.0
 MEANING_WEIGHT = 1.0
-ROWS_PER_PRODUCT = 16384
+DIMENSIONS = 384
 
 
 @functools.cache
@@ -146,16 +146,15 @@ class _Matrix:
     def nearest(self, query: np.ndarray, limit: int) -> list[int]:
         if not len(self.ids):
             return []
-        scores = (
-            np.concatenate(
-                [
-                    self.vectors[i : i + ROWS_PER_PRODUCT].astype(np.float32) @ query
-                    for i in range(0, len(self.ids), ROWS_PER_PRODUCT)
-                ]
-            )
-            * self.scales
+        # einsum converts the int8 rows as it goes: no float copy of the matrix,
+        # and no BLAS thread pool competing with the other workers.
+        products = np.einsum(
+            "ij,j->i", self.vectors, query, dtype=np.float32, casting="unsafe"
         )
-        best = np.argsort(-scores, kind="stable")[:limit]
+        scores = products * self.scales
+        limit = min(limit, len(scores))
+        best = np.argpartition(-scores, limit - 1)[:limit]
+        best = best[np.lexsort((self.ids[best], -scores[best]))]
         floor = scores[best[0]] - MARGIN
         return [int(self.ids[i]) for i in best if scores[i] >= floor]
 
@@ -181,18 +180,26 @@ def _matrix(kind: str) -> _Matrix:
     if held is not None and held.version == version:
         return held
     with _loading:
-        rows = list(
+        # Read row by row into arrays sized up front: a list of 100,000 rows as
+        # Python objects would cost more memory than the vectors themselves.
+        size = version[0]
+        ids = np.empty(size, dtype=np.int64)
+        vectors = np.empty((size, DIMENSIONS), dtype=np.int8)
+        scales = np.empty(size, dtype=np.float32)
+        rows = (
             Embedding.objects.filter(kind=kind)
             .order_by("record_id")
             .values_list("record_id", "scale", "vector")
+            .iterator(chunk_size=5000)
         )
-        vectors = np.frombuffer(b"".join(bytes(r[2]) for r in rows), dtype=np.int8)
-        matrix = _Matrix(
-            version,
-            np.array([r[0] for r in rows], dtype=np.int64),
-            vectors.reshape(len(rows), -1) if rows else vectors,
-            np.array([r[1] for r in rows], dtype=np.float32),
-        )
+        count = 0
+        for count, (pk, scale, data) in enumerate(rows, 1):
+            if count > size:  # written since the version was read: next time
+                count = size
+                break
+            ids[count - 1], scales[count - 1] = pk, scale
+            vectors[count - 1] = np.frombuffer(data, dtype=np.int8)
+        matrix = _Matrix(version, ids[:count], vectors[:count], scales[:count])
         _matrices[kind] = matrix
         return matrix
 
@@ -204,7 +211,15 @@ def query_vector(text: str) -> np.ndarray:
 
 def nearest(model, text: str, limit: int = NEIGHBOURS) -> list[int]:
     """The records of `model` closest in meaning to `text`, closest first."""
-    return _matrix(searchable_for(model).kind).nearest(query_vector(text), limit)
+    matrix = _matrix(searchable_for(model).kind)
+    return list(_nearest(searchable_for(model).kind, matrix.version, text, limit))
+
+
+@functools.lru_cache(maxsize=256)
+def _nearest(kind: str, version: tuple, text: str, limit: int) -> tuple[int, ...]:
+    # A request asks three times (which records match, their order, how many);
+    # the version in the key makes new vectors a new question.
+    return tuple(_matrices[kind].nearest(query_vector(text), limit))
 
 
 def fused(*rankings: tuple[float, list[int]]) -> list[int]:
