@@ -3,10 +3,16 @@
 from collections.abc import Iterable, Iterator
 
 from core.models import Organization, Topic, TopicClosure
+from events.models import Event
 from people import models as people
 from publications.models import Authorship, Publication
 from search.documents import Document, grouped, id_chunks, join, within
-from search.registration import reindex_on, reindex_on_link, searchable
+from search.registration import (
+    reindex_on,
+    reindex_on_link,
+    reindex_on_link_targets,
+    searchable,
+)
 
 # Profile sections that count toward a member's least weighted text, by the fields
 # read from each: their career before their papers, the rest after.
@@ -16,7 +22,7 @@ CAREER_SECTIONS = (
 )
 OTHER_SECTIONS = (
     (people.OpenSourceContribution, ("project", "description")),
-    (people.Award, ("title",)),
+    (people.Award, ("title", "detail", "granting_body")),
     (people.Service, ("role", "venue")),
     (people.Skill, ("category", "items")),
     (people.Interest, ("title", "description")),
@@ -80,6 +86,9 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Doc
                         for section in related["other"]
                         for row in section.get(p.pk, ())
                     ),
+                    # Their news, talks and awards: often the only place a new
+                    # paper or prize is mentioned yet.
+                    *(join(*row) for row in related["events"].get(p.pk, ())),
                 ),
             )
 
@@ -119,6 +128,13 @@ def _related_rows(chunk: list[int]) -> dict:
             .order_by("publication_id", "topic_id")
             .values_list("publication_id", "topic_id")
         ),
+        "events": grouped(
+            Event.people.through.objects.filter(**of)
+            .order_by("person_id", "-event__date", "event_id")
+            .values_list(
+                "person_id", "event__title", "event__host", "event__description"
+            )
+        ),
         "pub_text": {
             pk: join(title, summary)
             for pk, title, summary in pubs.values_list("pk", "title", "summary")
@@ -145,6 +161,12 @@ def _authors_of_publication(publication: Publication) -> set[int]:
 
 def _author(authorship: Authorship) -> list[int | None]:
     return [authorship.person_id]
+
+
+def _people_of_event(event: Event):
+    return Event.people.through.objects.filter(event=event).values_list(
+        "person_id", flat=True
+    )
 
 
 def _members_of_organization(organization: Organization):
@@ -175,3 +197,5 @@ def register() -> None:
     reindex_on(Topic, "person", _members_under_topic, deleted=False)
     reindex_on_link(people.Person.topics.through, "person")
     reindex_on_link(Publication.topics.through, "person", authors_of)
+    reindex_on(Event, "person", _people_of_event, named_before_delete=True)
+    reindex_on_link_targets(Event.people.through, "person")
