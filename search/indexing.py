@@ -25,7 +25,7 @@ from search.operations import (
     sqlite_triggers,
 )
 from search.query import words_of
-from search.registry import searchables
+from search.registry import after_index_hooks, searchables
 
 _state = threading.local()
 
@@ -105,6 +105,8 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         ignore_conflicts=True,
         batch_size=1000,
     )
+    for hook in after_index_hooks(kind):
+        hook(ids)
     # Bulk writers (imports, generators) fire no signals; they all end up here.
     invalidate()
     return len(rows)

@@ -25,11 +25,18 @@ def own_pk(instance: models.Model) -> list[int]:
     return [instance.pk]
 
 
-def watch_models(app_config: AppConfig) -> None:
-    """Have the cache watch every model of the app but its search documents, which
-    are derived from the others."""
+def watch_models(
+    app_config: AppConfig, derived: Iterable[type[models.Model]] = ()
+) -> None:
+    """Have the cache watch every model of the app but its search documents and
+    the other `derived` tables, which are computed from the others."""
+    skipped = tuple(derived)
     cache.watch(
-        *(m for m in app_config.get_models() if not issubclass(m, SearchDocument))
+        *(
+            m
+            for m in app_config.get_models()
+            if not issubclass(m, SearchDocument) and m not in skipped
+        )
     )
 
 

@@ -1,5 +1,6 @@
 """The searchable kinds of record: each app registers its own from AppConfig.ready()."""
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -45,3 +46,30 @@ def searchable_for(model: type[models.Model]) -> Searchable:
         if searchable.model._meta.label == model._meta.label:
             return searchable
     raise LookupError(f"{model._meta.label} is not searchable")
+
+
+# What other tables derive from a kind's documents: told which records were just
+# re-indexed, and asked to recompute after a rebuild (returning a line to report).
+_after_index: dict[str, list[Callable[[set[int]], None]]] = defaultdict(list)
+_after_rebuild: dict[str, list[Callable[[], str]]] = defaultdict(list)
+
+
+def derive(
+    kind: str,
+    *,
+    after_index: Callable[[set[int]], None],
+    after_rebuild: Callable[[], str],
+) -> None:
+    """Keep a table derived from the records of `kind` in step with them."""
+    if after_index not in _after_index[kind]:
+        _after_index[kind].append(after_index)
+    if after_rebuild not in _after_rebuild[kind]:
+        _after_rebuild[kind].append(after_rebuild)
+
+
+def after_index_hooks(kind: str) -> list[Callable[[set[int]], None]]:
+    return _after_index.get(kind, [])
+
+
+def after_rebuild_hooks(kind: str) -> list[Callable[[], str]]:
+    return _after_rebuild.get(kind, [])
