@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
+from django.http import Http404
 from django.utils import timezone
 
 from core.models import Organization, Topic, TopicClosure
@@ -45,6 +46,15 @@ class Connection:
     shared_topics: list[Topic]
     places: list[Place]
     path: list[Step] = field(default_factory=list)
+
+
+def two_members(slug: str, other: str) -> tuple[Person, Person]:
+    """The members named by two slugs (404 when either is unknown, or both name
+    the same member)."""
+    found = Person.objects.for_cards().in_bulk([slug, other], field_name="slug")
+    if slug == other or len(found) < 2:
+        raise Http404("No such pair of members.")
+    return found[slug], found[other]
 
 
 def connection_between(person: Person, other: Person) -> Connection:
@@ -93,28 +103,32 @@ def shared_topics(a: int, b: int) -> list[Topic]:
     return list(Topic.objects.filter(pk__in=common - general).order_by("name"))
 
 
-def _stints(person: Person) -> list[tuple[int, datetime.date | None, datetime.date]]:
-    """(organisation, from, to) of every place the member has been; from is None
-    when unknown, to is today for an ongoing one."""
+def _stints(
+    people: list[Person],
+) -> dict[int, list[tuple[int, datetime.date | None, datetime.date | None]]]:
+    """Per member, (organisation, from, to) of every place they have been: from
+    is None when unknown, to is today for an ongoing one."""
     today = timezone.localdate()
-    stints = []
-    if person.organization_id:
-        stints.append((person.organization_id, None, today))
+    stints = {p.pk: [] for p in people}
+    for p in people:
+        if p.organization_id:
+            stints[p.pk].append((p.organization_id, None, today))
     for model in (Education, Experience):
-        rows = model.objects.filter(person=person, organization__isnull=False)
-        for org, start, end, ongoing in rows.values_list(
-            "organization_id", "start_date", "end_date", "is_ongoing"
+        rows = model.objects.filter(person__in=people, organization__isnull=False)
+        for pk, org, start, end, ongoing in rows.values_list(
+            "person_id", "organization_id", "start_date", "end_date", "is_ongoing"
         ):
-            stints.append((org, start, today if ongoing else (end or start)))
+            stints[pk].append((org, start, today if ongoing else (end or start)))
     return stints
 
 
 def shared_places(person: Person, other: Person) -> list[Place]:
     """The organisations both were at, each with the time they overlapped."""
     mine, theirs = defaultdict(list), defaultdict(list)
-    for stints, member in ((mine, person), (theirs, other)):
-        for org, start, end in _stints(member):
-            stints[org].append((start, end))
+    stints = _stints([person, other])
+    for places_of, member in ((mine, person), (theirs, other)):
+        for org, start, end in stints[member.pk]:
+            places_of[org].append((start, end))
     common = set(mine) & set(theirs)
     organizations = Organization.objects.in_bulk(common)
     today = timezone.localdate()

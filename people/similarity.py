@@ -329,6 +329,8 @@ def similar_people(person: Person) -> list[SimilarPerson]:
         .select_related("other__organization")
         .order_by("rank")
     )
+    for row in rows:
+        row.person = person
     describe(rows)
     return rows
 

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.db.models import prefetch_related_objects
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.functional import SimpleLazyObject
 from django.views.generic import DetailView
@@ -10,7 +10,7 @@ from django.views.generic import DetailView
 from core.cache import data_version, remember
 from events.feeds import calendar_response
 from events.models import Event
-from people.connections import connection_between
+from people.connections import connection_between, two_members
 from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
 from people.similarity import similar_people
@@ -79,15 +79,6 @@ class PersonDetailView(DetailView):
             similar=SimpleLazyObject(lambda: similar_people(person)),
         )
         return context
-
-
-def two_members(slug: str, other: str) -> tuple[Person, Person]:
-    """The members named by two slugs (404 when either is unknown, or both name
-    the same member)."""
-    found = Person.objects.for_cards().in_bulk([slug, other], field_name="slug")
-    if slug == other or len(found) < 2:
-        raise Http404("No such pair of members.")
-    return found[slug], found[other]
 
 
 def person_connections(request: HttpRequest, slug: str, other: str) -> HttpResponse:
