@@ -45,9 +45,10 @@ def searchable(
     model: type[models.Model],
     document: type[models.Model],
     build: registry.Builder,
+    sources: registry.Sources | None = None,
 ) -> None:
     """Register a kind of record: its documents follow its saves and deletes."""
-    registry.register(kind, model, document, build)
+    registry.register(kind, model, document, build, sources)
     reindex_on(model, kind)
 
     # A deletion cascades to related rows first, whose own rules would index the

@@ -7,21 +7,26 @@ from dataclasses import dataclass
 from django.db import models
 
 from search.documents import Document
+from search.reasons import Source
 
 Builder = Callable[[Iterable[int], dict[int, str]], Iterator[Document]]
+Sources = Callable[[list[int]], dict[int, list[Source]]]
 
 
 @dataclass(frozen=True)
 class Searchable:
     """A kind of record, the model holding its documents, and how to build them.
 
-    `build(ids, topic_texts)` yields the documents of those records that exist.
+    `build(ids, topic_texts)` yields the documents of those records that exist;
+    `sources(ids)`, when given, what each record is found by, to say why it
+    matched (see search.reasons).
     """
 
     kind: str
     model: type[models.Model]
     document: type[models.Model]
     build: Builder
+    sources: Sources | None = None
 
 
 _searchables: dict[str, Searchable] = {}
@@ -32,8 +37,9 @@ def register(
     model: type[models.Model],
     document: type[models.Model],
     build: Builder,
+    sources: Sources | None = None,
 ) -> None:
-    _searchables[kind] = Searchable(kind, model, document, build)
+    _searchables[kind] = Searchable(kind, model, document, build, sources)
 
 
 def searchables() -> dict[str, Searchable]:
