@@ -11,7 +11,7 @@ shared papers are added from a count of co-authored papers per pair.
 
 import json
 import math
-import re
+import string
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -45,7 +45,8 @@ MAX_WORDS = 1024
 BLOCK = 1000
 SHOWN_TOPICS = SHOWN_ORGANIZATIONS = 2
 SHOWN_WORDS = 3
-_WORD = re.compile(r"[^\W\d_]{3,}")
+# Punctuation splits words, as the search query parser does.
+_SPACES = str.maketrans(dict.fromkeys(string.punctuation + "“”‘’–—·…", " "))
 STOPWORDS = frozenset(
     "the and for with from that this are was were into our their its has have "
     "been can not but which when where what how also using use used based via "
@@ -178,8 +179,10 @@ def _word_vectors(row: dict[int, int]):
     for person_id, topics, body, extra in PersonSearchDocument.objects.values_list(
         "person_id", "topics", "body", "extra"
     ):
-        words = _WORD.findall(f"{topics}\n{body}\n{extra}".casefold())
-        counts[person_id] = Counter(w for w in words if w not in STOPWORDS)
+        words = f"{topics}\n{body}\n{extra}".casefold().translate(_SPACES).split()
+        counts[person_id] = Counter(
+            w for w in words if len(w) > 2 and w.isalpha() and w not in STOPWORDS
+        )
     frequency = Counter(w for c in counts.values() for w in c)
     most = max(2, len(counts) // 2)
     kept = [w for w, n in frequency.most_common() if 2 <= n <= most][:MAX_WORDS]
