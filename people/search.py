@@ -6,7 +6,14 @@ from core.models import Organization, Topic, TopicClosure
 from events.models import Event
 from people import models as people
 from publications.models import Authorship, Publication
-from search.documents import Document, grouped, id_chunks, join, topic_texts, within
+from search.documents import (
+    Document,
+    cached_topic_texts,
+    grouped,
+    id_chunks,
+    join,
+    within,
+)
 from search.reasons import Source, topic_source
 from search.registration import (
     reindex_on,
@@ -145,7 +152,7 @@ def _related_rows(chunk: list[int]) -> dict:
 
 def person_sources(ids: list[int]) -> dict[int, list[Source]]:
     """What each member is found by, labelled as a visitor would say it."""
-    texts = topic_texts()
+    texts = cached_topic_texts()
     of = {"person_id__in": ids}
     found: dict[int, list[Source]] = {pk: [] for pk in ids}
     for pk, topic_id, name in people.Person.topics.through.objects.filter(
@@ -207,8 +214,6 @@ SECTION_SOURCES = (
     ("experience", people.Experience, ("role", "organization__name", "team", "notes")),
     ("education", people.Education, ("degree", "field", "organization__name")),
     ("open source", people.OpenSourceContribution, ("project", "description")),
-    ("service", people.Service, ("role", "venue")),
-    ("skill", people.Skill, ("items", "category")),
 )
 
 

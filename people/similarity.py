@@ -304,12 +304,15 @@ def rebuild_similar() -> str:
     return f"Computed {written} similar members in {elapsed:.1f} s."
 
 
-def mark_stale(person_ids: set[int]) -> None:
-    """These members changed: their lists, and the lists naming them, are stale."""
+def mark_stale(person_ids: set[int], *, themselves: bool = True) -> None:
+    """These members changed: the lists naming them are stale, and (unless told
+    otherwise) their own."""
     listing = SimilarPerson.objects.filter(other__in=person_ids).values_list(
         "person_id", flat=True
     )
-    stale = set(person_ids) | set(listing)
+    stale = set(listing) - set(person_ids)
+    if themselves:
+        stale |= set(person_ids)
     existing = Person.objects.filter(pk__in=stale).values_list("pk", flat=True)
     StaleSimilarity.objects.bulk_create(
         [StaleSimilarity(person_id=pk) for pk in existing],
@@ -319,8 +322,9 @@ def mark_stale(person_ids: set[int]) -> None:
 
 
 def before_delete(sender, instance: Person, **kwargs) -> None:
-    """A member being deleted leaves the lists naming them a place short."""
-    mark_stale({instance.pk})
+    """A member being deleted leaves the lists naming them a place short (their
+    own list goes with them: a marker written now would outlive them)."""
+    mark_stale({instance.pk}, themselves=False)
 
 
 def similar_people(person: Person) -> list[SimilarPerson]:

@@ -9,7 +9,14 @@ from publications.models import (
     PublicationSearchDocument,
     Venue,
 )
-from search.documents import Document, grouped, id_chunks, join, topic_texts, within
+from search.documents import (
+    Document,
+    cached_topic_texts,
+    grouped,
+    id_chunks,
+    join,
+    within,
+)
 from search.reasons import Source, topic_source
 from search.registration import reindex_on, reindex_on_link, searchable
 
@@ -58,7 +65,7 @@ def publication_documents(
 
 def publication_sources(ids: list[int]) -> dict[int, list[Source]]:
     """What each paper is found by, labelled as a visitor would say it."""
-    texts = topic_texts()
+    texts = cached_topic_texts()
     found: dict[int, list[Source]] = {pk: [] for pk in ids}
     for pk, topic_id, name in Publication.topics.through.objects.filter(
         publication_id__in=ids

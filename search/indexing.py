@@ -106,7 +106,7 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         batch_size=1000,
     )
     for hook in after_index_hooks(kind):
-        hook(ids)
+        hook(live)
     # Bulk writers (imports, generators) fire no signals; they all end up here.
     invalidate()
     return len(rows)

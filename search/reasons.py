@@ -97,8 +97,10 @@ class Matcher:
         words = list(_WORD.finditer(text))
         first = next((i for i, m in enumerate(words) if self.term_of(m.group())), 0)
         lo, hi = max(0, first - QUOTE_BEFORE), min(len(words), first + QUOTE_AFTER)
-        start = words[lo].start() if words else 0
-        end = words[hi - 1].end() if words else len(text)
+        if len(words) <= QUOTE_BEFORE + QUOTE_AFTER:
+            lo, hi = 0, len(words)  # short enough to quote whole
+        start = words[lo].start() if lo else 0
+        end = words[hi - 1].end() if hi < len(words) else len(text)
         excerpt = " ".join(text[start:end].split())
         before = "…" if lo > 0 else ""
         after = "…" if hi < len(words) else ""

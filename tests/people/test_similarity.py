@@ -63,8 +63,10 @@ def test_a_new_member_gets_a_list_on_first_read(lab):
 
 def test_deleting_a_member_marks_the_lists_naming_them_stale(lab):
     compute_similar()
+    bo = lab["bo"].pk
     lab["bo"].delete()
     assert StaleSimilarity.objects.filter(person=lab["ana"]).exists()
+    assert not StaleSimilarity.objects.filter(person_id=bo).exists()
     assert "bo" not in [r.other.slug for r in similar_people(lab["ana"])]
 
 
