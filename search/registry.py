@@ -54,8 +54,8 @@ def searchable_for(model: type[models.Model]) -> Searchable:
     raise LookupError(f"{model._meta.label} is not searchable")
 
 
-# What other tables derive from a kind's documents: told which records were just
-# re-indexed, and asked to recompute after a rebuild (returning a line to report).
+# What other tables derive from a kind's documents: told which live records were
+# just re-indexed, and asked to recompute after a rebuild (returning a line to report).
 _after_index: dict[str, list[Callable[[set[int]], None]]] = defaultdict(list)
 _after_rebuild: dict[str, list[Callable[[], str]]] = defaultdict(list)
 

@@ -27,7 +27,9 @@ def test_from_a_profile_to_a_similar_researcher_and_how_they_connect(
     browser, live_server, lab, width
 ):
     context = browser.new_context(
-        base_url=live_server.url, viewport={"width": width, "height": 900}
+        base_url=live_server.url,
+        viewport={"width": width, "height": 900},
+        bypass_csp=True,
     )
     page = context.new_page()
     page.goto("/people/jingwei-zuo/")
