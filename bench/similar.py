@@ -31,7 +31,7 @@ from people.similarity import (  # noqa: E402
     similar_people,
 )
 
-RUNS = 3
+RUNS = int(os.environ.get("BENCH_SIMILAR_RUNS", "3"))
 
 
 def timed(function) -> float:
