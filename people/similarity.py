@@ -246,7 +246,7 @@ def reasons(features: Features, a: int, b: int) -> dict:
     overlap = features.topics[a] * features.topics[b]
     shared = {features.topic_ids[c]: overlap[c] for c in np.nonzero(overlap)[0]}
     # The most specific shared topics: a topic above another shared one says less.
-    above = {a for t in shared for a in features.ancestors.get(t, ())}
+    above = {up for t in shared for up in features.ancestors.get(t, ())}
     topics = sorted((t for t in shared if t not in above), key=lambda t: -shared[t])
     topics = topics[:SHOWN_TOPICS]
     organizations = [
