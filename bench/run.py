@@ -152,6 +152,20 @@ def bibtex_lines(result: dict | None) -> list[str]:
     ]  # fmt: skip
 
 
+def similar_lines(result: dict | None) -> list[str]:
+    if not result:
+        return []
+    return [
+        "",
+        f"Similar researchers, {result['people']:,} people: computed in bulk in "
+        f"{result['bulk_seconds']} s (median of {len(result['bulk_runs'])}: "
+        f"{result['bulk_runs']} s; {result['rows']:,} rows), of which reading what "
+        f"describes every member {result['loading_seconds']} s; the first read of a "
+        f"stale member's list (the most prolific member) "
+        f"{result['stale_read_seconds']} s (runs: {result['stale_read_runs']} s).",
+    ]
+
+
 def http_lines(result: dict | None) -> list[str]:
     if not result:
         return []
@@ -252,7 +266,8 @@ def markdown(report: dict) -> str:
                 f"{row['sql_ms']} | {row['stack_over_floor']} | {ratio} | "
                 f"{row['after_write_p50_ms']} |"
             )
-        lines += bibtex_lines(sizes.get("bibtex")) + http_lines(sizes.get("http"))
+        lines += bibtex_lines(sizes.get("bibtex")) + similar_lines(sizes.get("similar"))
+        lines += http_lines(sizes.get("http"))
         for size in ("tenth", "full"):
             gen = sizes[size]["setup"]
             if gen.get("generated"):
@@ -282,6 +297,8 @@ def main() -> None:
             report["databases"][vendor][size] = {"setup": setup, **measure(url)}
         print(f"{vendor}: BibTeX import…", flush=True)
         report["databases"][vendor]["bibtex"] = bibtex(vendor, urls)
+        print(f"{vendor}: similar researchers…", flush=True)
+        report["databases"][vendor]["similar"] = run_script("similar.py", urls["full"])
         print(f"{vendor}: gunicorn throughput and load…", flush=True)
         paths = report["databases"][vendor]["full"]["http_paths"]
         report["databases"][vendor]["http"] = run_script(

@@ -519,3 +519,54 @@ class PersonSearchDocument(SearchDocument):
         on_delete=models.CASCADE,
         related_name="search_document",
     )
+
+
+class SimilarPerson(models.Model):
+    """One of the current members most like `person`, and why (see people.similarity).
+
+    Computed in bulk by `compute_similar`; a write that changes what a member is
+    found by marks their list stale (`StaleSimilarity`) and the next read of it
+    recomputes it.
+    """
+
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="similar_people"
+    )
+    other = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="+")
+    rank = models.PositiveSmallIntegerField(help_text="1 for the most similar.")
+    score = models.FloatField()
+    reasons = models.JSONField(
+        default=dict,
+        help_text="Shared papers (a count), topics, organisations and words.",
+    )
+
+    class Meta:
+        ordering = ["person", "rank"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["person", "rank"], name="similar_person_rank_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["person", "other"], name="similar_person_other_unique"
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(person=models.F("other")),
+                name="similar_person_not_self",
+                violation_error_message="A member is not listed as like themselves.",
+            ),
+        ]
+        indexes = [models.Index(fields=["other"])]
+
+    def __str__(self) -> str:
+        return f"{self.person_id} ~ {self.other_id} ({self.rank})"
+
+
+class StaleSimilarity(models.Model):
+    """A member whose similar people must be recomputed before they are shown."""
+
+    person = models.OneToOneField(
+        Person, primary_key=True, on_delete=models.CASCADE, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"similar people of {self.person_id} are stale"

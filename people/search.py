@@ -3,10 +3,24 @@
 from collections.abc import Iterable, Iterator
 
 from core.models import Organization, Topic, TopicClosure
+from events.models import Event
 from people import models as people
 from publications.models import Authorship, Publication
-from search.documents import Document, grouped, id_chunks, join, within
-from search.registration import reindex_on, reindex_on_link, searchable
+from search.documents import (
+    Document,
+    cached_topic_texts,
+    grouped,
+    id_chunks,
+    join,
+    within,
+)
+from search.reasons import Source, topic_source
+from search.registration import (
+    reindex_on,
+    reindex_on_link,
+    reindex_on_link_targets,
+    searchable,
+)
 
 # Profile sections that count toward a member's least weighted text, by the fields
 # read from each: their career before their papers, the rest after.
@@ -16,7 +30,7 @@ CAREER_SECTIONS = (
 )
 OTHER_SECTIONS = (
     (people.OpenSourceContribution, ("project", "description")),
-    (people.Award, ("title",)),
+    (people.Award, ("title", "detail", "granting_body")),
     (people.Service, ("role", "venue")),
     (people.Skill, ("category", "items")),
     (people.Interest, ("title", "description")),
@@ -80,6 +94,9 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Doc
                         for section in related["other"]
                         for row in section.get(p.pk, ())
                     ),
+                    # Their news, talks and awards: often the only place a new
+                    # paper or prize is mentioned yet.
+                    *(join(*row) for row in related["events"].get(p.pk, ())),
                 ),
             )
 
@@ -119,11 +136,85 @@ def _related_rows(chunk: list[int]) -> dict:
             .order_by("publication_id", "topic_id")
             .values_list("publication_id", "topic_id")
         ),
+        "events": grouped(
+            Event.people.through.objects.filter(**of)
+            .order_by("person_id", "-event__date", "event_id")
+            .values_list(
+                "person_id", "event__title", "event__host", "event__description"
+            )
+        ),
         "pub_text": {
             pk: join(title, summary)
             for pk, title, summary in pubs.values_list("pk", "title", "summary")
         },
     }
+
+
+def person_sources(ids: list[int]) -> dict[int, list[Source]]:
+    """What each member is found by, labelled as a visitor would say it."""
+    texts = cached_topic_texts()
+    of = {"person_id__in": ids}
+    found: dict[int, list[Source]] = {pk: [] for pk in ids}
+    for pk, topic_id, name in people.Person.topics.through.objects.filter(
+        **of
+    ).values_list("person_id", "topic_id", "topic__name"):
+        found[pk].append(topic_source(name, texts[topic_id], "research interest"))
+    for pk, *area in people.ResearchArea.objects.filter(**of).values_list(
+        "person_id", "title", "subtitle", "items"
+    ):
+        found[pk].append(Source("research area", area[0], hidden=join(*area[1:])))
+    papers = Publication.objects.filter(authorships__person_id__in=ids)
+    paper_topics = grouped(
+        Publication.topics.through.objects.filter(publication__in=papers)
+        .order_by("publication_id", "topic_id")
+        .values_list("publication_id", "topic_id")
+    )
+    for pk, paper, title, summary in (
+        Authorship.objects.filter(**of)
+        .order_by("person_id", "-publication__year", "publication__title")
+        .values_list("person_id", "publication_id", "publication__title",
+                     "publication__summary")
+    ):  # fmt: skip
+        topics = (texts[t] for (t,) in paper_topics.get(paper, ()))
+        found[pk].append(Source("paper", title, hidden=join(summary, *topics)))
+    for pk, kind, title, host, description in (
+        Event.people.through.objects.filter(**of)
+        .order_by("person_id", "-event__date")
+        .values_list("person_id", "event__kind", "event__title", "event__host",
+                     "event__description")
+    ):  # fmt: skip
+        label, plural = ("talk", "talks") if kind in Event.TALK_KINDS else ("news",) * 2
+        found[pk].append(
+            Source(label, title, hidden=join(host, description), plural=plural)
+        )
+    for pk, *texts_of, organization, team in people.Person.objects.filter(
+        pk__in=ids
+    ).values_list(
+        "pk", "headline", "bio", "research_summary", "organization__name", "team"
+    ):
+        found[pk] += [
+            Source(label, text, quote=True)
+            for label, text in zip(PROFILE_TEXTS, texts_of, strict=True)
+            if text
+        ]
+        found[pk] += [Source("organisation", o) for o in (organization, team) if o]
+    for label, model, fields in SECTION_SOURCES:
+        for pk, shown, *rest in model.objects.filter(**of).values_list(
+            "person_id", *fields
+        ):
+            found[pk].append(Source(label, shown, hidden=join(*rest)))
+    return found
+
+
+PROFILE_TEXTS = ("headline", "bio", "research summary")
+# Profile sections a member is found by, after their papers and news: the label,
+# the section, and its fields (the first one shown).
+SECTION_SOURCES = (
+    ("award", people.Award, ("title", "detail", "granting_body")),
+    ("experience", people.Experience, ("role", "organization__name", "team", "notes")),
+    ("education", people.Education, ("degree", "field", "organization__name")),
+    ("open source", people.OpenSourceContribution, ("project", "description")),
+)
 
 
 def authors_of(publication_ids: Iterable[int]) -> set[int]:
@@ -147,6 +238,12 @@ def _author(authorship: Authorship) -> list[int | None]:
     return [authorship.person_id]
 
 
+def _people_of_event(event: Event):
+    return Event.people.through.objects.filter(event=event).values_list(
+        "person_id", flat=True
+    )
+
+
 def _members_of_organization(organization: Organization):
     return people.Person.objects.filter(organization=organization).values_list(
         "pk", flat=True
@@ -162,7 +259,13 @@ def _members_under_topic(topic: Topic) -> set[int]:
 
 
 def register() -> None:
-    searchable("person", people.Person, people.PersonSearchDocument, person_documents)
+    searchable(
+        "person",
+        people.Person,
+        people.PersonSearchDocument,
+        person_documents,
+        person_sources,
+    )
     for section in (
         people.ResearchArea,
         people.Teaching,
@@ -175,3 +278,5 @@ def register() -> None:
     reindex_on(Topic, "person", _members_under_topic, deleted=False)
     reindex_on_link(people.Person.topics.through, "person")
     reindex_on_link(Publication.topics.through, "person", authors_of)
+    reindex_on(Event, "person", _people_of_event, named_before_delete=True)
+    reindex_on_link_targets(Event.people.through, "person")

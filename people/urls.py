@@ -8,4 +8,9 @@ urlpatterns = [
     path("<slug:slug>/", views.PersonDetailView.as_view(), name="detail"),
     path("<slug:slug>/calendar.ics", views.person_calendar, name="calendar"),
     path("<slug:slug>/vcard.vcf", views.person_vcard, name="vcard"),
+    path(
+        "<slug:slug>/connections/<slug:other>/",
+        views.person_connections,
+        name="connections",
+    ),
 ]

@@ -3,15 +3,17 @@ from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 from django.utils.functional import SimpleLazyObject
 from django.views.generic import DetailView
 
 from core.cache import data_version, remember
 from events.feeds import calendar_response
 from events.models import Event
+from people.connections import connection_between, two_members
 from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
+from people.similarity import similar_people
 from people.vcard import person_vcard as build_vcard
 from publications.models import Publication
 from search.views import FacetedSearchView
@@ -74,8 +76,19 @@ class PersonDetailView(DetailView):
             data_version=self.data_version,
             news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
+            similar=SimpleLazyObject(lambda: similar_people(person)),
         )
         return context
+
+
+def person_connections(request: HttpRequest, slug: str, other: str) -> HttpResponse:
+    """How two members are connected: papers, topics, places, co-author path."""
+    person, other_person = two_members(slug, other)
+    return render(
+        request,
+        "people/connections.html",
+        {"connection": connection_between(person, other_person)},
+    )
 
 
 def person_calendar(request: HttpRequest, slug: str) -> HttpResponse:

@@ -9,7 +9,15 @@ from publications.models import (
     PublicationSearchDocument,
     Venue,
 )
-from search.documents import Document, grouped, id_chunks, join, within
+from search.documents import (
+    Document,
+    cached_topic_texts,
+    grouped,
+    id_chunks,
+    join,
+    within,
+)
+from search.reasons import Source, topic_source
 from search.registration import reindex_on, reindex_on_link, searchable
 
 PUBLICATION_FIELDS = (
@@ -55,6 +63,40 @@ def publication_documents(
             )
 
 
+def publication_sources(ids: list[int]) -> dict[int, list[Source]]:
+    """What each paper is found by, labelled as a visitor would say it."""
+    texts = cached_topic_texts()
+    found: dict[int, list[Source]] = {pk: [] for pk in ids}
+    for pk, topic_id, name in Publication.topics.through.objects.filter(
+        publication_id__in=ids
+    ).values_list("publication_id", "topic_id", "topic__name"):
+        found[pk].append(topic_source(name, texts[topic_id]))
+    rows = Publication.objects.filter(pk__in=ids).values_list(
+        "pk", "title", "alternative_title", "summary", "key_results",
+        "venue__name", "venue__short_name", "venue_detail",
+    )  # fmt: skip
+    authors = grouped(
+        Authorship.objects.filter(publication_id__in=ids)
+        .order_by("publication_id", "position")
+        .values_list("publication_id", "name")
+    )
+    for pk, title, alternative, summary, key_results, venue, short, detail in rows:
+        found[pk] += [
+            *(Source(label, text, quote=True)
+              for label, text in (("summary", summary), ("key results", key_results))
+              if text),
+            *(Source("author", name) for (name,) in authors.get(pk, ())),
+        ]  # fmt: skip
+        if venue or detail:
+            names = tuple(v for v in (short, detail) if v)
+            found[pk].append(Source("venue", venue or detail, also=names))
+        # Last: the title is shown above the reasons already.
+        found[pk].append(
+            Source("title", title, also=(alternative,) if alternative else ())
+        )
+    return found
+
+
 def _paper(authorship: Authorship) -> list[int]:
     return [authorship.publication_id]
 
@@ -70,7 +112,11 @@ def _papers_under_topic(topic: Topic):
 
 def register() -> None:
     searchable(
-        "publication", Publication, PublicationSearchDocument, publication_documents
+        "publication",
+        Publication,
+        PublicationSearchDocument,
+        publication_documents,
+        publication_sources,
     )
     reindex_on(Authorship, "publication", _paper)
     reindex_on(Venue, "publication", _papers_at_venue, deleted=False)

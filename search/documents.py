@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from core.bulk import chunks
+from core.cache import remember
 from core.models import Topic, TopicClosure
 
 CHUNK = 2000
@@ -45,6 +46,11 @@ def topic_texts() -> dict[int, str]:
         ]
         texts[pk] = " · ".join([*(names or [name]), *extra])
     return texts
+
+
+def cached_topic_texts() -> dict[int, str]:
+    """`topic_texts`, read once per data version (for pages, not for indexing)."""
+    return remember(["topic-texts"], topic_texts)
 
 
 def join(*parts: object) -> str:

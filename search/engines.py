@@ -26,6 +26,7 @@ from core.models import SearchTerm
 from search.documents import TEXT_FIELDS
 from search.operations import PG_CONFIG, fts_table
 from search.query import Query, parse
+from search.reasons import explain, once
 from search.registry import searchable_for
 
 # Private-use characters mark matches inside snippets, so that escaping the text
@@ -79,8 +80,22 @@ class Engine:
     def cached_snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         return remember(
             ["snippets", self.name, model._meta.label, query.text, ids],
-            lambda: self.snippets(model, ids, query),
+            lambda: self.reasons(model, ids, query),
         )
+
+    def reasons(self, model, ids: list[int], query: Query) -> dict[int, str]:
+        """Why each record matched, in words where its kind names its sources;
+        otherwise (or when no source holds the words) the engine's snippet, each
+        part of it once."""
+        sources = searchable_for(model).sources
+        explained = {}
+        if sources and ids:
+            for pk, found in sources(ids).items():
+                if text := explain(query, found):
+                    explained[pk] = text
+        rest = [pk for pk in ids if pk not in explained]
+        snippets = {pk: once(s) for pk, s in self.snippets(model, rest, query).items()}
+        return {**snippets, **explained}
 
     def filter(self, queryset: QuerySet, query: Query) -> QuerySet:
         return queryset.filter(self.condition(queryset.model, query))

@@ -26,7 +26,7 @@ from search.operations import (
     sqlite_triggers,
 )
 from search.query import words_of
-from search.registry import searchables
+from search.registry import after_index_hooks, searchables
 
 _state = threading.local()
 
@@ -108,6 +108,8 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         ignore_conflicts=True,
         batch_size=1000,
     )
+    for hook in after_index_hooks(kind):
+        hook(live)
     # Bulk writers (imports, generators) fire no signals; they all end up here.
     invalidate()
     return len(rows)

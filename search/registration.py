@@ -25,11 +25,18 @@ def own_pk(instance: models.Model) -> list[int]:
     return [instance.pk]
 
 
-def watch_models(app_config: AppConfig) -> None:
-    """Have the cache watch every model of the app but its search documents, which
-    are derived from the others."""
+def watch_models(
+    app_config: AppConfig, derived: Iterable[type[models.Model]] = ()
+) -> None:
+    """Have the cache watch every model of the app but its search documents and
+    the other `derived` tables, which are computed from the others."""
+    skipped = tuple(derived)
     cache.watch(
-        *(m for m in app_config.get_models() if not issubclass(m, SearchDocument))
+        *(
+            m
+            for m in app_config.get_models()
+            if not issubclass(m, SearchDocument) and m not in skipped
+        )
     )
 
 
@@ -38,9 +45,10 @@ def searchable(
     model: type[models.Model],
     document: type[models.Model],
     build: registry.Builder,
+    sources: registry.Sources | None = None,
 ) -> None:
     """Register a kind of record: its documents follow its saves and deletes."""
-    registry.register(kind, model, document, build)
+    registry.register(kind, model, document, build, sources)
     reindex_on(model, kind)
 
     # A deletion cascades to related rows first, whose own rules would index the
@@ -66,16 +74,33 @@ def reindex_on(
     ids: Ids = own_pk,
     *,
     deleted: bool = True,
+    named_before_delete: bool = False,
 ) -> None:
     """After a save (and a delete, unless `deleted` is False) of a `sender`,
-    re-index the records of `kind` that `ids(instance)` names."""
+    re-index the records of `kind` that `ids(instance)` names. With
+    `named_before_delete`, a delete's records are named before it cascades (when
+    `ids` reads links that go with it) and re-indexed after it."""
 
     def handler(sender, instance, **kwargs) -> None:
         schedule(kind, ids(instance))
 
     uid = f"search:{kind}:{sender._meta.label}:{ids.__module__}.{ids.__qualname__}"
     post_save.connect(handler, sender=sender, weak=False, dispatch_uid=f"{uid}:save")
-    if deleted:
+    if deleted and named_before_delete:
+        # Kept on the instance: a delete that fails leaves nothing behind.
+        attribute = f"_reindex_{uid}"
+
+        def before(sender, instance, **kwargs) -> None:
+            setattr(instance, attribute, list(ids(instance)))
+
+        def after(sender, instance, **kwargs) -> None:
+            schedule(kind, getattr(instance, attribute, ()))
+
+        pre_delete.connect(before, sender=sender, weak=False, dispatch_uid=f"{uid}:pre")
+        post_delete.connect(
+            after, sender=sender, weak=False, dispatch_uid=f"{uid}:delete"
+        )
+    elif deleted:
         post_delete.connect(
             handler, sender=sender, weak=False, dispatch_uid=f"{uid}:delete"
         )
@@ -104,4 +129,36 @@ def reindex_on_link(
         sender=through,
         weak=False,
         dispatch_uid=f"search:{kind}:{through._meta.label}:{name}",
+    )
+
+
+def reindex_on_link_targets(through: type[models.Model], kind: str) -> None:
+    """After a change to a many-to-many table, re-index the records of `kind` on
+    its target side that were linked or unlinked (`Event.people.through`: the
+    people added to or removed from an event, from either side)."""
+    source, target = (
+        f for f in through._meta.get_fields() if f.many_to_one and f.concrete
+    )
+    attribute = f"_cleared_{kind}_{through._meta.label}"
+
+    def handler(sender, instance, action, reverse, pk_set, **kwargs) -> None:
+        if reverse:
+            if action.startswith("post_"):
+                schedule(kind, [instance.pk])
+        elif action == "pre_clear":
+            # The links are gone after the clear: note whom they named now.
+            linked = through.objects.filter(**{source.attname: instance.pk})
+            setattr(
+                instance, attribute, set(linked.values_list(target.attname, flat=True))
+            )
+        elif action == "post_clear":
+            schedule(kind, getattr(instance, attribute, ()))
+        elif action.startswith("post_"):
+            schedule(kind, pk_set or ())
+
+    m2m_changed.connect(
+        handler,
+        sender=through,
+        weak=False,
+        dispatch_uid=f"search:{kind}:{through._meta.label}:targets",
     )

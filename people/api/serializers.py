@@ -295,3 +295,77 @@ class PersonWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "status",
             "topics",
         ]
+
+
+class PublicationBriefSerializer(serializers.Serializer):
+    url = serializers.SerializerMethodField()
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    year = serializers.IntegerField()
+
+    def get_url(self, obj) -> str:
+        return slug_url(self.context.get("request"), "api:publication-detail", obj.slug)
+
+
+class SimilarReasonsSerializer(serializers.Serializer):
+    shared_papers = serializers.IntegerField(source="reasons.papers", default=0)
+    topics = TopicBriefSerializer(source="shared_topics", many=True)
+    organizations = OrganizationBriefSerializer(
+        source="shared_organizations", many=True
+    )
+    words = serializers.ListField(
+        source="reasons.words", child=serializers.CharField(), default=list
+    )
+
+
+class SimilarPersonSerializer(serializers.Serializer):
+    """One similar member: who, how alike (0 to 1), and why."""
+
+    rank = serializers.IntegerField()
+    score = serializers.FloatField()
+    person = PersonBriefSerializer(source="other")
+    reason = serializers.CharField(source="reason_text")
+    reasons = SimilarReasonsSerializer(source="*")
+    connections_url = serializers.SerializerMethodField()
+
+    def get_connections_url(self, obj) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse(
+                "api:person-connections",
+                kwargs={"slug": obj.person.slug, "other": obj.other.slug},
+            )
+        )
+
+
+class PlaceSerializer(serializers.Serializer):
+    organization = OrganizationBriefSerializer()
+    together = serializers.CharField(
+        help_text="When both were there: “2019 – 2021”, “since 2022”, “now”, or "
+        "empty when the dates do not say."
+    )
+    overlap = serializers.BooleanField(
+        allow_null=True, help_text="Null when the dates do not say."
+    )
+
+
+class StepSerializer(serializers.Serializer):
+    person = PersonBriefSerializer()
+    other = PersonBriefSerializer()
+    paper_count = serializers.IntegerField()
+    papers = PublicationBriefSerializer(many=True)
+
+
+class ConnectionSerializer(serializers.Serializer):
+    """How two members are connected."""
+
+    person = PersonBriefSerializer()
+    other = PersonBriefSerializer()
+    shared_paper_count = serializers.IntegerField()
+    shared_papers = PublicationBriefSerializer(many=True)
+    shared_topics = TopicBriefSerializer(many=True)
+    organizations = PlaceSerializer(source="places", many=True)
+    path = StepSerializer(
+        many=True,
+        help_text="The shortest co-authorship path (at most three papers long), "
+        "one step per co-authorship; empty when there is none.",
+    )

@@ -1,13 +1,27 @@
-from drf_spectacular.utils import OpenApiExample, extend_schema_view
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from core.api.base import detail_schema, write_schemas
+from core.api.errors import ERROR_RESPONSES
 from people.api.serializers import (
+    ConnectionSerializer,
     PersonDetailSerializer,
     PersonSerializer,
     PersonWriteSerializer,
+    SimilarPersonSerializer,
 )
+from people.connections import connection_between, two_members
 from people.filters import PersonFilter
 from people.models import Person
+from people.similarity import similar_people
 from search.api import FacetedViewSet, list_schema
 
 
@@ -50,3 +64,43 @@ class PersonViewSet(FacetedViewSet):
         if self.action == "retrieve":
             queryset = queryset.with_profile()
         return queryset
+
+    @extend_schema(
+        summary="Similar researchers",
+        description="The five current members most like this one, best first, "
+        "each with the reasons: shared papers, topics (the most specific shared "
+        "ones) and organisations, and shared words when nothing else is shared.",
+        responses={200: SimilarPersonSerializer(many=True), 404: ERROR_RESPONSES[404]},
+    )
+    @action(detail=True, methods=["get"], url_path="similar")
+    def similar(self, request: Request, slug: str) -> Response:
+        person = get_object_or_404(Person.objects.all(), slug=slug)
+        serializer = SimilarPersonSerializer(
+            similar_people(person), many=True, context={"request": request}
+        )
+        return Response(serializer.data)
+
+    @extend_schema(
+        summary="How two members are connected",
+        description="Shared papers (newest first, at most 20), shared topics, "
+        "organisations both were at with the time they overlapped, and the "
+        "shortest co-authorship path of at most three steps.",
+        parameters=[
+            OpenApiParameter(
+                "other", str, OpenApiParameter.PATH, description="The other slug."
+            )
+        ],
+        responses={200: ConnectionSerializer, 404: ERROR_RESPONSES[404]},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"connections/(?P<other>[-a-zA-Z0-9_]+)",
+        url_name="connections",
+    )
+    def connections(self, request: Request, slug: str, other: str) -> Response:
+        person, other_person = two_members(slug, other)
+        serializer = ConnectionSerializer(
+            connection_between(person, other_person), context={"request": request}
+        )
+        return Response(serializer.data)

@@ -116,7 +116,8 @@ def test_profile_query_count_does_not_grow_with_papers(
     member = factories.person()
     for _ in range(3):
         factories.publication(authors=[member, "Someone Else"])
-    with django_assert_max_num_queries(30) as few:
+    # The first read after a write also recomputes the member's similar people.
+    with django_assert_max_num_queries(45) as few:
         client.get(member.get_absolute_url())
     for _ in range(20):
         factories.publication(authors=[member, "Someone Else", "A Third"])

@@ -6,6 +6,7 @@ from django.db import connection
 from core.bulk import large_cache, without_cycle_collection
 from labdata.generate import SCALES, generate
 from people.models import Person
+from people.similarity import rebuild_similar
 from search.indexing import rebuild_in_parallel
 
 
@@ -52,6 +53,7 @@ class Command(BaseCommand):
                     f"Indexed {sum(indexed.values())} documents in "
                     f"{time.perf_counter() - written:.1f} s."
                 )
+                self.stdout.write(rebuild_similar())
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
             # Freshly loaded tables have no statistics until autovacuum comes round,
             # and the planner then scans whole tables to join a page of rows; VACUUM

@@ -3,7 +3,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from search.indexing import rebuild
-from search.registry import searchables
+from search.registry import after_rebuild_hooks, searchables
 
 
 class Command(BaseCommand):
@@ -25,3 +25,6 @@ class Command(BaseCommand):
         elapsed = time.perf_counter() - started
         summary = ", ".join(f"{n} {kind}" for kind, n in counts.items())
         self.stdout.write(f"Indexed {summary} in {elapsed:.1f} s.")
+        for kind in counts:
+            for hook in after_rebuild_hooks(kind):
+                self.stdout.write(hook())

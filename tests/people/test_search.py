@@ -1,0 +1,68 @@
+import pytest
+
+from people.models import Award
+from search.indexing import deferred
+from tests import factories
+
+
+def _found(client, q: str) -> list[str]:
+    response = client.get("/people/", {"q": q})
+    assert response.status_code == 200
+    return [p.slug for p in response.context["object_list"]]
+
+
+def test_a_member_is_found_by_their_news(client, demo_lab):
+    # Lei Zhu's NeurIPS spotlight on MoE speculative decoding is only in his news.
+    assert "lei-zhu" in _found(client, "speculative decoding spotlight")
+
+
+@pytest.fixture
+def member(db):
+    return factories.person(slug="ana")
+
+
+def test_linking_an_event_from_either_side_reindexes_the_member(client, member):
+    talk = factories.event(title="Keynote on photonic accelerators")
+    talk.people.add(member)
+    assert _found(client, "photonic") == ["ana"]
+    talk.people.remove(member)
+    assert _found(client, "photonic") == []
+    member.events.add(talk)
+    assert _found(client, "photonic") == ["ana"]
+    member.events.clear()
+    assert _found(client, "photonic") == []
+
+
+def test_clearing_an_events_people_reindexes_them(client, member):
+    other = factories.person(slug="bo")
+    talk = factories.event(title="Photonic accelerators")
+    talk.people.set([member, other])
+    assert sorted(_found(client, "photonic")) == ["ana", "bo"]
+    talk.people.clear()
+    assert _found(client, "photonic") == []
+
+
+def test_editing_or_deleting_an_event_reindexes_its_people(client, member):
+    talk = factories.event(title="Photonic accelerators")
+    talk.people.add(member)
+    talk.title = "Optical interconnects"
+    talk.save()
+    assert _found(client, "photonic") == []
+    assert _found(client, "optical") == ["ana"]
+    talk.delete()
+    assert _found(client, "optical") == []
+
+
+def test_deferred_writes_index_the_member_once_at_the_end(client, member):
+    with deferred():
+        talk = factories.event(title="Photonic accelerators")
+        talk.people.add(member)
+        assert _found(client, "photonic") == []
+    assert _found(client, "photonic") == ["ana"]
+
+
+def test_an_awards_body_and_detail_count(client, member):
+    Award.objects.create(
+        person=member, title="Best paper", granting_body="Photonics Society"
+    )
+    assert _found(client, "photonics") == ["ana"]
