@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     # over search, over the shared models (app label "directory"); see
     # docs/architecture.md.
     "core",
+    "jobs",
     "search",
     "people",
     "publications",
@@ -159,6 +160,45 @@ if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, got {CACHE_URL!r}")
 # After a write, count the unfiltered lists' facets again in a background thread.
 WARM_CACHE_AFTER_WRITE = env_bool("WARM_CACHE_AFTER_WRITE", True)
+
+# Long work (syncing members from their sources) runs on a Celery queue when
+# CELERY_BROKER_URL names a broker (redis://127.0.0.1:6379/1, amqp://…); without
+# one it runs in the foreground of the command or admin page that asked for it.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(
+    ("redis://", "rediss://", "amqp://", "amqps://", "pyamqp://")
+):
+    raise ImproperlyConfigured(
+        "CELERY_BROKER_URL must be a redis:// or amqp:// URL, "
+        f"got {CELERY_BROKER_URL!r}"
+    )
+# One queue name per site, so that sites sharing a broker keep their jobs apart.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "directory")
+# The job's row in the database is its result: no result backend to run.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_TIMEOUT = 3
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Publishing to a broker that is down gives up at once (the job is then kept as
+# "waiting for the job queue") instead of holding the admin's request for seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 3,
+    "socket_timeout": 5,
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_TIMEZONE = env_str("TIME_ZONE", "UTC")
+# `celery -A directory beat` sends these; the schedule lives here, in code, since
+# it changes with a release rather than from the admin.
+CELERY_BEAT_SCHEDULE = {
+    # Jobs asked for while the broker was unreachable are queued once it is back.
+    "requeue-unavailable-jobs": {
+        "task": "jobs.requeue_unavailable",
+        "schedule": env_int("JOBS_REQUEUE_EVERY", 300),
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -8,5 +8,7 @@ class SearchConfig(AppConfig):
     def ready(self) -> None:
         from core import cache
         from search.filters import warm_default_facets
+        from search.jobs import register_jobs
 
         cache.warm_up_with(warm_default_facets)
+        register_jobs()
