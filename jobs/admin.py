@@ -88,14 +88,6 @@ class JobAdmin(admin.ModelAdmin):
             request, {**(extra_context or {}), "startable_kinds": startable}
         )
 
-    def change_view(
-        self, request: HttpRequest, object_id, form_url="", extra_context=None
-    ):
-        # Progress is followed by reloading this page; keep it out of browser caches.
-        response = super().change_view(request, object_id, form_url, extra_context)
-        response["Cache-Control"] = "no-store"
-        return response
-
     def start_view(self, request: HttpRequest, kind: str) -> HttpResponse:
         """Start a kind of job on the posted target and show its page."""
         if request.method != "POST":

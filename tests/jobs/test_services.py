@@ -45,9 +45,7 @@ def test_without_a_broker_the_work_runs_in_the_foreground(start, no_broker):
     assert job.ran_in_foreground
 
 
-def test_a_queued_job_waits_for_a_worker_and_asking_again_joins_it(
-    start, redis_queue
-):
+def test_a_queued_job_waits_for_a_worker_and_asking_again_joins_it(start, redis_queue):
     person = factories.person()
 
     first = start("tests.count_initials", person)
@@ -89,9 +87,7 @@ def test_a_broker_that_is_down_keeps_the_job_until_it_is_back(
     assert (job.state, job.message) == (Job.State.DONE, "Step 3")
 
 
-def test_asking_again_for_work_that_waits_for_the_broker_sends_it(
-    start, broker_down
-):
+def test_asking_again_for_work_that_waits_for_the_broker_sends_it(start, broker_down):
     person = factories.person()
     waiting = start("tests.count_initials", person).job
     broker_down.update(task_always_eager=True)
