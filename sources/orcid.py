@@ -114,7 +114,7 @@ def parse_work(work: dict, warnings: list[str]) -> WorkRecord:
     doi = clean_doi(ids.pop("doi", ""))
     arxiv = ids.pop("arxiv", "")
     work_type = work.get("type") or ""
-    title = _value(_get(work, "title", "title"))
+    title = _value((work.get("title") or {}).get("title"))
     return WorkRecord(
         source="orcid",
         source_id=str(put_code or ""),
