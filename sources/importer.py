@@ -108,11 +108,12 @@ class Importer:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """One transaction (rolled back for a dry run), re-indexing once at the end."""
-        with transaction.atomic(), deferred():
-            self.index = PublicationIndex()
-            self.members = MemberMatcher()
-            self.topics = TopicMap()
-            yield
+        with transaction.atomic():
+            with deferred():
+                self.index = PublicationIndex()
+                self.members = MemberMatcher()
+                self.topics = TopicMap()
+                yield
             if self.dry_run:
                 transaction.set_rollback(True)
 
@@ -155,6 +156,7 @@ class Importer:
             orcid=record.orcid,
         )
         self._write_checked(member)
+        self.members = MemberMatcher()  # the authors of their works include them
         self.report.created.append(f"member {display} ({record.orcid})")
         return member
 
