@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "publications",
     "events",
     "labdata",
+    "sources",
 ]
 
 MIDDLEWARE = [
@@ -268,6 +269,12 @@ LAB_DESCRIPTION = env_str(
     "attention, KV-cache quantization, speculative decoding, diffusion-model "
     "acceleration and the systems that run them.",
 )
+
+# Where members' records are read from (sources/): ORCID's public API and OpenAlex,
+# which asks callers to name a contact address for its polite pool.
+ORCID_API_URL = env_str("ORCID_API_URL", "https://pub.orcid.org/v3.0").rstrip("/")
+OPENALEX_API_URL = env_str("OPENALEX_API_URL", "https://api.openalex.org").rstrip("/")
+OPENALEX_MAILTO = env_str("OPENALEX_MAILTO", "")
 
 # Production hardening: on unless DEBUG, each switchable by its own variable so
 # that plain HTTP on loopback stays possible.
