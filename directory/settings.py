@@ -4,10 +4,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from directory.env import env_bool, env_int, env_list, env_str
+from directory.env import env_bool, env_clock, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -200,6 +201,14 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_int("JOBS_REQUEUE_EVERY", 300),
     },
 }
+# Every member connected to ORCID or OpenAlex is synced daily at SYNC_SOURCES_AT
+# (HH:MM in TIME_ZONE; empty for no scheduled sync).
+SYNC_SOURCES_AT = env_clock("SYNC_SOURCES_AT", "03:00")
+if SYNC_SOURCES_AT:
+    CELERY_BEAT_SCHEDULE["sync-sources-daily"] = {
+        "task": "sources.sync_all",
+        "schedule": crontab(hour=SYNC_SOURCES_AT[0], minute=SYNC_SOURCES_AT[1]),
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -2,12 +2,12 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.html import format_html
 
 from jobs.models import Job
 from jobs.registry import JobKind, get_kind, kinds
-from jobs.services import Started, start_job
+from jobs.services import describe, start_job
 
 
 @admin.register(Job)
@@ -26,7 +26,7 @@ class JobAdmin(admin.ModelAdmin):
     list_select_related = ["requested_by"]
     fields = [
         "kind",
-        "target_label",
+        "target_link",
         "state",
         "progress",
         "message",
@@ -56,6 +56,17 @@ class JobAdmin(admin.ModelAdmin):
     def kind_label(self, job: Job) -> str:
         kind = kinds().get(job.kind)
         return kind.label if kind else job.kind
+
+    @admin.display(description="Worked on")
+    def target_link(self, job: Job) -> str:
+        kind = kinds().get(job.kind)
+        if not job.target or kind is None or kind.target_model is None:
+            return job.target_label or "—"
+        meta = kind.target_model._meta
+        url = reverse(
+            f"admin:{meta.app_label}_{meta.model_name}_change", args=[job.target]
+        )
+        return format_html('<a href="{}">{}</a>', url, job.target_label)
 
     @admin.display(description="Progress")
     def progress(self, job: Job) -> str:
@@ -110,7 +121,7 @@ class JobAdmin(admin.ModelAdmin):
                 f"admin:{meta.app_label}_{meta.model_name}_change", target.pk
             )
         started = start_job(job_kind.name, target, requested_by=request.user)
-        self.message_user(request, *started_message(job_kind, started))
+        self.message_user(request, *describe(started))
         return redirect(started.job.get_absolute_url())
 
 
@@ -124,24 +135,3 @@ def _posted_target(kind: JobKind, key: str):
     if target is None:
         raise Http404("No such record.")
     return target
-
-
-def started_message(kind: JobKind, started: Started) -> tuple[str, int]:
-    """Say what became of a request to start a job, and at what message level."""
-    job = started.job
-    what = f"{kind.label}{f' of {job.target_label}' if job.target_label else ''}"
-    if job.state == Job.State.UNAVAILABLE:
-        return (
-            f"The job queue is unavailable: {what} is kept and will be queued as "
-            "soon as the queue is back.",
-            messages.WARNING,
-        )
-    if not started.created and job.is_open:
-        return f"{what} was already {job.get_state_display().lower()}.", messages.INFO
-    if job.state == Job.State.FAILED:
-        return f"{what} failed: {job.error}", messages.ERROR
-    if job.state == Job.State.DONE:
-        if job.ran_in_foreground:
-            what = f"No job queue is configured, so it ran here: {what}"
-        return f"{what} is done. {job.summary}", messages.SUCCESS
-    return f"{what} is queued; this page follows its progress.", messages.SUCCESS

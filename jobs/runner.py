@@ -20,6 +20,10 @@ logger = logging.getLogger(__name__)
 PROGRESS_EVERY = 0.5
 
 
+class JobFailed(Exception):
+    """Raised by the work to end its job as failed, with this message as its error."""
+
+
 class _Progress:
     """The progress(done, total, message) callable handed to the work."""
 
@@ -68,6 +72,9 @@ def execute(kind: "JobKind", job_id: int | None) -> str:
     progress = _Progress(job_id)
     try:
         summary = kind.run(target, progress)
+    except JobFailed as failure:
+        progress.flush()
+        return _finish(job_id, Job.State.FAILED, error=str(failure))
     except Exception as error:
         logger.exception("Job %s (%s) failed", job_id, kind.name)
         progress.flush()

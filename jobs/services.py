@@ -6,6 +6,7 @@ from datetime import timedelta
 from functools import partial
 
 from celery import current_app
+from django.contrib import messages
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
@@ -109,3 +110,25 @@ def _stale(job: Job) -> bool:
         and job.queued_at is not None
         and timezone.now() - job.queued_at > STALE_AFTER
     )
+
+
+def describe(started: Started) -> tuple[str, int]:
+    """Say what became of a request to start a job, and at what message level."""
+    job = started.job
+    kind = get_kind(job.kind)
+    what = f"{kind.label}{f' of {job.target_label}' if job.target_label else ''}"
+    if job.state == Job.State.UNAVAILABLE:
+        return (
+            f"The job queue is unavailable: {what} is kept and will be queued as "
+            "soon as the queue is back.",
+            messages.WARNING,
+        )
+    if not started.created and job.is_open:
+        return f"{what} was already {job.get_state_display().lower()}.", messages.INFO
+    if job.state == Job.State.FAILED:
+        return f"{what} failed: {job.error}", messages.ERROR
+    if job.state == Job.State.DONE:
+        if job.ran_in_foreground:
+            what = f"No job queue is configured, so it ran here: {what}"
+        return f"{what} is done. {job.summary}", messages.SUCCESS
+    return f"{what} is queued.", messages.SUCCESS

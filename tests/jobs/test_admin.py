@@ -45,6 +45,8 @@ def test_starting_a_job_shows_its_page_with_the_outcome(client, editor):
     assert page.status_code == 200
     assert _messages(page) == [f"Count initials of Grace Hopper is done. {job.summary}"]
     assert job.requested_by == editor
+    person_url = reverse("admin:people_person_change", args=[person.pk])
+    assert f'<a href="{person_url}">Grace Hopper</a>' in page.content.decode()
     assert b'http-equiv="refresh"' not in page.content
     assert "no-store" in page["Cache-Control"]
 
@@ -61,7 +63,7 @@ def test_a_queued_job_page_shows_progress_and_reloads_itself(
 
     html = page.content.decode()
     assert _messages(page) == [
-        "Count initials of Grace Hopper is queued; this page follows its progress."
+        "Count initials of Grace Hopper is queued."
     ]
     assert '<meta http-equiv="refresh" content="3">' in html
     assert '<progress max="4" value="1">25 %</progress>' in html

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from jobs.health import broker_check
 from jobs.models import Job
+from tests.conftest import TEST_BROKER
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +26,7 @@ def test_the_machines_redis_is_reported_up_with_the_jobs_waiting_to_be_sent(
 
     assert broker_check() == {
         "status": "ok",
-        "broker": "redis://127.0.0.1:6379/14",
+        "broker": TEST_BROKER,
         "waiting_to_be_sent": 1,
     }
 
