@@ -14,7 +14,7 @@ from publications.importing.slugs import unique_slug
 from publications.models import Publication
 from search.indexing import deferred
 from sources import targets
-from sources.matching import MemberMatcher, PublicationIndex, TopicMap
+from sources.matching import MemberMatcher, PublicationIndex, QueuedWorks, TopicMap
 from sources.models import Candidate, Target
 from sources.records import AffiliationRecord, PartialDate, PersonRecord, WorkRecord
 from sources.review import field_diff, propose, remember
@@ -113,6 +113,7 @@ class Importer:
                 self.index = PublicationIndex()
                 self.members = MemberMatcher()
                 self.topics = TopicMap()
+                self.queued = QueuedWorks()
                 yield
             if self.dry_run:
                 transaction.set_rollback(True)
@@ -318,6 +319,8 @@ class Importer:
                 work.source_id, label, values, diff,
                 note=f"same title and year as “{pub.title}”, but no shared identifier",
             )  # fmt: skip
+        elif (queued := self.queued.find(values)) is not None:
+            self._merge_queued(queued, values)
         else:
             created = self.create(
                 Target.PUBLICATION, values, owner, work.source_id, label
@@ -328,6 +331,22 @@ class Importer:
                     created.orcid_put_codes, created.arxiv_id, created.title,
                     created.year,
                 )  # fmt: skip
+
+    def _merge_queued(self, candidate: Candidate, values: dict) -> None:
+        """Add what this source knows of a work another source proposed."""
+        self.report.unchanged += 1
+        if candidate.status != Candidate.Status.PENDING:
+            return  # rejected, whichever source proposes it
+        merged = dict(candidate.values)
+        for name, value in values.items():
+            if merged.get(name) in (None, "", []) and value not in (None, "", []):
+                merged[name] = value
+        if values.get("cited_by_count") is not None:
+            merged["cited_by_count"] = values["cited_by_count"]
+            merged["counts_by_year"] = values["counts_by_year"]
+        if merged != candidate.values:
+            candidate.values = merged
+            candidate.save(update_fields=["values"])
 
     def _work_values(self, work: WorkRecord, owner: Person | None) -> dict:
         authors = []
@@ -439,8 +458,10 @@ class Importer:
         )  # fmt: skip
         if candidate is None:
             self.report.unchanged += 1
-        else:
-            self.report.candidates.append(f"{candidate.get_kind_display()}: {label}")
+            return
+        self.report.candidates.append(f"{candidate.get_kind_display()}: {label}")
+        if kind == Candidate.Kind.CREATE and target == Target.PUBLICATION:
+            self.queued.add(candidate)
 
 
 def _iso(value: PartialDate | None) -> str:

@@ -272,8 +272,8 @@ def test_ambiguous_authors_are_listed_not_guessed(db):
     )
     out = run("import_openalex", WORK, "--accept")
     assert (
-        "ambiguous: Sparse Attention for Long Documents: author Wei Li could be Wei Li, Wei Li"
-        in out
+        "ambiguous: Sparse Attention for Long Documents: author Wei Li could be "
+        "Wei Li, Wei Li" in out
     )
     assert Publication.objects.get().authorships.get(name="Wei Li").person is None
 
