@@ -5,10 +5,12 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from core.dates import iso_partial
-from people.models import Person, PersonLink, Role
+from core.validation import validation_messages
+from people.models import Education, Experience, Person, PersonLink, Role
 from publications.bibtex import fold
 from publications.importing.slugs import unique_slug
 from publications.models import Publication
@@ -35,6 +37,7 @@ class ImportReport:
     candidates: list[str] = field(default_factory=list)
     unchanged: int = 0
     ambiguous: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     unmapped_topics: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -53,6 +56,7 @@ class ImportReport:
                 "  topics with no match here (not created): "
                 + ", ".join(sorted(set(self.unmapped_topics)))
             )
+        lines += [f"  note: {x}" for x in self.notes]
         lines += [f"  warning: {x}" for x in self.warnings]
         return "\n".join(lines)
 
@@ -156,7 +160,11 @@ class Importer:
             role=Role.RESEARCHER,
             orcid=record.orcid,
         )
-        self._write_checked(member)
+        try:
+            member.full_clean()
+        except ValidationError as exc:
+            raise ImportProblem(f"{display}: {validation_messages(exc)}") from None
+        member.save()
         self.members = MemberMatcher()  # the authors of their works include them
         self.report.created.append(f"member {display} ({record.orcid})")
         return member
@@ -180,13 +188,6 @@ class Importer:
                 )
         return found
 
-    def _write_checked(self, obj) -> None:
-        try:
-            obj.full_clean()
-        except targets.ValidationError as exc:
-            raise ImportProblem(f"{obj}: {targets.validation_messages(exc)}") from None
-        obj.save()
-
     # A researcher's own record
 
     def person_record(self, record: PersonRecord, person: Person) -> None:
@@ -202,7 +203,7 @@ class Importer:
         source_id = record.orcid if self.source == "orcid" else record.openalex_id
         self.update(Target.PERSON, person, proposed, person, source_id, label)
         if record.affiliations:
-            self.report.warnings.append(
+            self.report.notes.append(
                 f"{person.display_name}: OpenAlex lists the affiliations "
                 + "; ".join(record.affiliations)
             )
@@ -264,7 +265,7 @@ class Importer:
             self.report.warnings.append(f"{label}: no organisation; skipped")
             return
         source_id = str(row.put_code or "")
-        model = targets.Education if education else targets.Experience
+        model = Education if education else Experience
         rows = model.objects.filter(person=person).select_related("organization")
         match = (
             rows.filter(source=self.source, source_id=source_id).first()
