@@ -5,16 +5,18 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from core.dates import iso_partial
-from people.models import Person, PersonLink, Role
+from core.validation import validation_messages
+from people.models import Education, Experience, Person, PersonLink, Role
 from publications.bibtex import fold
 from publications.importing.slugs import unique_slug
 from publications.models import Publication
 from search.indexing import deferred
 from sources import targets
-from sources.matching import MemberMatcher, PublicationIndex, TopicMap
+from sources.matching import MemberMatcher, PublicationIndex, QueuedWorks, TopicMap
 from sources.models import Candidate, Target
 from sources.records import AffiliationRecord, PartialDate, PersonRecord, WorkRecord
 from sources.review import field_diff, propose, remember
@@ -35,6 +37,7 @@ class ImportReport:
     candidates: list[str] = field(default_factory=list)
     unchanged: int = 0
     ambiguous: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     unmapped_topics: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -53,6 +56,7 @@ class ImportReport:
                 "  topics with no match here (not created): "
                 + ", ".join(sorted(set(self.unmapped_topics)))
             )
+        lines += [f"  note: {x}" for x in self.notes]
         lines += [f"  warning: {x}" for x in self.warnings]
         return "\n".join(lines)
 
@@ -113,6 +117,7 @@ class Importer:
                 self.index = PublicationIndex()
                 self.members = MemberMatcher()
                 self.topics = TopicMap()
+                self.queued = QueuedWorks()
                 yield
             if self.dry_run:
                 transaction.set_rollback(True)
@@ -155,7 +160,11 @@ class Importer:
             role=Role.RESEARCHER,
             orcid=record.orcid,
         )
-        self._write_checked(member)
+        try:
+            member.full_clean()
+        except ValidationError as exc:
+            raise ImportProblem(f"{display}: {validation_messages(exc)}") from None
+        member.save()
         self.members = MemberMatcher()  # the authors of their works include them
         self.report.created.append(f"member {display} ({record.orcid})")
         return member
@@ -179,13 +188,6 @@ class Importer:
                 )
         return found
 
-    def _write_checked(self, obj) -> None:
-        try:
-            obj.full_clean()
-        except targets.ValidationError as exc:
-            raise ImportProblem(f"{obj}: {targets.validation_messages(exc)}") from None
-        obj.save()
-
     # A researcher's own record
 
     def person_record(self, record: PersonRecord, person: Person) -> None:
@@ -201,7 +203,7 @@ class Importer:
         source_id = record.orcid if self.source == "orcid" else record.openalex_id
         self.update(Target.PERSON, person, proposed, person, source_id, label)
         if record.affiliations:
-            self.report.warnings.append(
+            self.report.notes.append(
                 f"{person.display_name}: OpenAlex lists the affiliations "
                 + "; ".join(record.affiliations)
             )
@@ -263,7 +265,7 @@ class Importer:
             self.report.warnings.append(f"{label}: no organisation; skipped")
             return
         source_id = str(row.put_code or "")
-        model = targets.Education if education else targets.Experience
+        model = Education if education else Experience
         rows = model.objects.filter(person=person).select_related("organization")
         match = (
             rows.filter(source=self.source, source_id=source_id).first()
@@ -318,6 +320,8 @@ class Importer:
                 work.source_id, label, values, diff,
                 note=f"same title and year as “{pub.title}”, but no shared identifier",
             )  # fmt: skip
+        elif (queued := self.queued.find(values)) is not None:
+            self._merge_queued(queued, values)
         else:
             created = self.create(
                 Target.PUBLICATION, values, owner, work.source_id, label
@@ -328,6 +332,22 @@ class Importer:
                     created.orcid_put_codes, created.arxiv_id, created.title,
                     created.year,
                 )  # fmt: skip
+
+    def _merge_queued(self, candidate: Candidate, values: dict) -> None:
+        """Add what this source knows of a work another source proposed."""
+        self.report.unchanged += 1
+        if candidate.status != Candidate.Status.PENDING:
+            return  # rejected, whichever source proposes it
+        merged = dict(candidate.values)
+        for name, value in values.items():
+            if merged.get(name) in (None, "", []) and value not in (None, "", []):
+                merged[name] = value
+        if values.get("cited_by_count") is not None:
+            merged["cited_by_count"] = values["cited_by_count"]
+            merged["counts_by_year"] = values["counts_by_year"]
+        if merged != candidate.values:
+            candidate.values = merged
+            candidate.save(update_fields=["values"])
 
     def _work_values(self, work: WorkRecord, owner: Person | None) -> dict:
         authors = []
@@ -439,8 +459,10 @@ class Importer:
         )  # fmt: skip
         if candidate is None:
             self.report.unchanged += 1
-        else:
-            self.report.candidates.append(f"{candidate.get_kind_display()}: {label}")
+            return
+        self.report.candidates.append(f"{candidate.get_kind_display()}: {label}")
+        if kind == Candidate.Kind.CREATE and target == Target.PUBLICATION:
+            self.queued.add(candidate)
 
 
 def _iso(value: PartialDate | None) -> str:

@@ -115,3 +115,37 @@ class TopicMap:
 
     def get(self, name: str) -> int | None:
         return self.lookup.get(fold(name))
+
+
+class QueuedWorks:
+    """Works already proposed for creation, pending or rejected, by the same keys as
+    PublicationIndex: a work another source proposed is not proposed twice."""
+
+    def __init__(self) -> None:
+        from sources.models import Candidate, Target
+
+        self.lookup: dict[tuple, Candidate] = {}
+        for candidate in Candidate.objects.filter(
+            target=Target.PUBLICATION,
+            kind=Candidate.Kind.CREATE,
+            status__in=[Candidate.Status.PENDING, Candidate.Status.REJECTED],
+        ).order_by("pk"):
+            self.add(candidate)
+
+    @staticmethod
+    def keys(values: dict) -> list[tuple]:
+        found = [
+            (name, values.get(name))
+            for name in ("doi", "openalex_id", "put_code", "arxiv_id")
+            if values.get(name) not in (None, "")
+        ]
+        return [*found, ("title", fold(values["title"]), values["year"])]
+
+    def add(self, candidate) -> None:
+        for key in self.keys(candidate.values):
+            self.lookup.setdefault(key, candidate)
+
+    def find(self, values: dict):
+        return next(
+            (self.lookup[k] for k in self.keys(values) if k in self.lookup), None
+        )

@@ -74,14 +74,20 @@ def propose(
 ) -> Candidate | None:
     """Queue a candidate unless the same proposal was made before (whatever became
     of it); return it, or None when it is not new."""
-    proposal = values if kind == Candidate.Kind.CREATE else diff
+    # A new record is the same proposal whatever its values (they follow the
+    # source until someone decides); a change is the same when it proposes the same.
+    proposal = None if kind == Candidate.Kind.CREATE else diff
     key = json.dumps(
         [target, kind, person.pk if person else None, obj.pk if obj else None,
          source, source_id or label, proposal],
         sort_keys=True, default=str,
     )  # fmt: skip
     fingerprint = hashlib.sha256(key.encode()).hexdigest()
-    if Candidate.objects.filter(fingerprint=fingerprint).exists():
+    known = Candidate.objects.filter(fingerprint=fingerprint).first()
+    if known is not None:
+        if known.status == Candidate.Status.PENDING and known.values != values:
+            known.values = values
+            known.save(update_fields=["values"])
         return None
     return Candidate.objects.create(
         kind=kind,

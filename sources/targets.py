@@ -177,20 +177,18 @@ def _write_publication(
     return pub
 
 
-def refresh_source_facts(pub: Publication, values: dict) -> bool:
-    """Store the source's citation counts and put-code on a matched record; True
-    when anything changed."""
-    before = (pub.cited_by_count, pub.counts_by_year, list(pub.orcid_put_codes))
+def refresh_source_facts(pub: Publication, values: dict) -> None:
+    """Store the source's citation counts and put-code on a matched record."""
+    put_codes = pub.orcid_put_codes
     _refresh_source_facts(pub, values, timezone.now())
-    if before == (pub.cited_by_count, pub.counts_by_year, list(pub.orcid_put_codes)):
-        return False
+    if values.get("cited_by_count") is None and pub.orcid_put_codes == put_codes:
+        return
     Publication.objects.filter(pk=pub.pk).update(
         cited_by_count=pub.cited_by_count,
         counts_by_year=pub.counts_by_year,
         citations_retrieved_at=pub.citations_retrieved_at,
         orcid_put_codes=pub.orcid_put_codes,
     )
-    return True
 
 
 def _refresh_source_facts(

@@ -272,8 +272,8 @@ def test_ambiguous_authors_are_listed_not_guessed(db):
     )
     out = run("import_openalex", WORK, "--accept")
     assert (
-        "ambiguous: Sparse Attention for Long Documents: author Wei Li could be Wei Li, Wei Li"
-        in out
+        "ambiguous: Sparse Attention for Long Documents: author Wei Li could be "
+        "Wei Li, Wei Li" in out
     )
     assert Publication.objects.get().authorships.get(name="Wei Li").person is None
 
@@ -330,3 +330,17 @@ def test_a_missing_file_or_member_is_named(mina):
         run("import_openalex", "nowhere.json")
     with pytest.raises(CommandError, match="No member has the slug 'nobody'"):
         run("import_openalex", WORK, "--person", "nobody")
+
+
+def test_a_pending_proposal_follows_the_source_without_repeating(mina, tmp_path):
+    run("import_orcid", RECORD)
+    job = Candidate.objects.get(target="experience")
+    changed = json.loads(sample("orcid_record.json"))
+    summaries = changed["activities-summary"]["employments"]["affiliation-group"]
+    summaries[0]["summaries"][0]["employment-summary"]["role-title"] = "PhD candidate"
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(changed))
+    run("import_orcid", str(path))
+    job.refresh_from_db()
+    assert Candidate.objects.filter(target="experience").count() == 1
+    assert job.values["role"] == "PhD candidate"
