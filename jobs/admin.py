@@ -28,7 +28,6 @@ class JobAdmin(admin.ModelAdmin):
         "kind",
         "target_link",
         "state",
-        "progress",
         "message",
         "summary",
         "error",

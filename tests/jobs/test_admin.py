@@ -62,9 +62,7 @@ def test_a_queued_job_page_shows_progress_and_reloads_itself(
     page = client.get(response.url)
 
     html = page.content.decode()
-    assert _messages(page) == [
-        "Count initials of Grace Hopper is queued."
-    ]
+    assert _messages(page) == ["Count initials of Grace Hopper is queued."]
     assert '<meta http-equiv="refresh" content="3">' in html
     assert '<progress max="4" value="1">25 %</progress>' in html
     assert "1 of 4: Fetching works" in html
