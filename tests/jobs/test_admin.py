@@ -218,3 +218,23 @@ def test_the_start_button_shows_only_to_who_may_start_on_what_it_applies_to(
     assert f'name="target" value="{current.pk}"' in button
     assert render(editor, alumna) == ""
     assert render(viewer, current) == ""
+
+
+def test_a_job_page_takes_a_fixed_number_of_queries(
+    admin_client_logged_in, admin_user, django_assert_num_queries
+):
+    person = factories.person(display_name="Grace Hopper")
+    job = Job.objects.create(
+        kind="tests.count_initials",
+        target=str(person.pk),
+        target_label="Grace Hopper",
+        requested_by=admin_user,
+        done=2,
+        total=3,
+    )
+    admin_client_logged_in.get(job.get_absolute_url())
+
+    with django_assert_num_queries(4):
+        response = admin_client_logged_in.get(job.get_absolute_url())
+
+    assert '<progress max="3" value="2">67 %</progress>' in response.content.decode()
