@@ -86,9 +86,10 @@ def requeue_unavailable() -> int:
 
 
 def _publish(kind: JobKind, job_id: int) -> bool:
-    Job.objects.filter(pk=job_id).update(
-        state=Job.State.QUEUED, queued_at=timezone.now(), message=""
-    )
+    # Only a job still waiting: one a worker has claimed meanwhile stays running.
+    Job.objects.filter(
+        pk=job_id, state__in=[Job.State.QUEUED, Job.State.UNAVAILABLE]
+    ).update(state=Job.State.QUEUED, queued_at=timezone.now(), message="")
     try:
         kind.task.apply_async((job_id,), retry=False)
     except OperationalError as error:
