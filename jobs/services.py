@@ -20,6 +20,9 @@ logger = logging.getLogger(__name__)
 # A Redis that keeps nothing on disk forgets its queue when it restarts: a job
 # queued longer than this is sent again when someone asks for the same work.
 STALE_AFTER = timedelta(hours=1)
+# A worker killed mid-job leaves it running for ever; past this, asking for the same
+# work again takes it as lost and starts anew.
+ABANDONED_AFTER = timedelta(hours=6)
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ def start_job(
     kind = get_kind(kind_name)
     key = "" if target is None else str(target.pk)
     open_job = Job.objects.open().for_target(kind.name, key).first()
+    if open_job is not None and _abandoned(open_job):
+        open_job = None
     if open_job is None:
         try:
             with transaction.atomic():
@@ -103,6 +108,21 @@ def _publish(kind: JobKind, job_id: int) -> bool:
         )
         return False
     return True
+
+
+def _abandoned(job: Job) -> bool:
+    """Mark `job` failed if it has run for longer than any job should; say if so."""
+    if job.state != Job.State.RUNNING or job.started_at is None:
+        return False
+    if timezone.now() - job.started_at <= ABANDONED_AFTER:
+        return False
+    return bool(
+        Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
+            state=Job.State.FAILED,
+            finished_at=timezone.now(),
+            error="Its worker did not finish it: taken as lost.",
+        )
+    )
 
 
 def _stale(job: Job) -> bool:

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from jobs.models import Job
 from jobs.registry import get_kind
-from jobs.services import STALE_AFTER, requeue_unavailable
+from jobs.services import ABANDONED_AFTER, STALE_AFTER, requeue_unavailable
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -151,3 +151,33 @@ def test_the_schedule_starts_a_job_of_its_own_unless_one_is_open():
     )
     Job.objects.create(kind="search.rebuild_index", state=Job.State.RUNNING)
     assert task.apply().get() == "Skipped: the same work is already queued or running."
+
+
+def test_a_job_whose_worker_died_is_taken_as_lost_when_the_work_is_asked_again(
+    start,
+):
+    person = factories.person()
+    lost = Job.objects.create(
+        kind="tests.count_initials",
+        target=str(person.pk),
+        state=Job.State.RUNNING,
+        started_at=timezone.now() - ABANDONED_AFTER - timedelta(minutes=1),
+    )
+    busy = factories.person()
+    running = Job.objects.create(
+        kind="tests.count_initials",
+        target=str(busy.pk),
+        state=Job.State.RUNNING,
+        started_at=timezone.now() - ABANDONED_AFTER + timedelta(minutes=1),
+    )
+
+    started = start("tests.count_initials", person)
+
+    lost.refresh_from_db()
+    assert (lost.state, lost.error) == (
+        Job.State.FAILED,
+        "Its worker did not finish it: taken as lost.",
+    )
+    assert started.created and started.job.state == Job.State.DONE
+    joined = start("tests.count_initials", busy)
+    assert (joined.job.pk, joined.job.state) == (running.pk, Job.State.RUNNING)
