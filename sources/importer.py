@@ -72,7 +72,7 @@ def import_orcid_record(
 ) -> ImportReport:
     """A member's ORCID record: names, interests, links, positions, education, works."""
     importer = Importer("orcid", accept=accept, dry_run=dry_run, progress=progress)
-    with importer.transaction():
+    with importer.writing():
         member = importer.member_for_orcid(record, person, create=create)
         importer.person_record(record, member)
         importer.works(record.works, member)
@@ -90,7 +90,7 @@ def import_openalex(
 ) -> ImportReport:
     """OpenAlex authors (their ids on the member) and works (publications)."""
     importer = Importer("openalex", accept=accept, dry_run=dry_run, progress=progress)
-    with importer.transaction():
+    with importer.writing():
         for author in authors:
             member = importer.member_for_author(author, person)
             if member is not None:
@@ -110,7 +110,7 @@ class Importer:
         self.report = ImportReport(source, dry_run=dry_run)
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def writing(self) -> Iterator[None]:
         """One transaction (rolled back for a dry run), re-indexing once at the end."""
         with transaction.atomic():
             with deferred():
