@@ -13,6 +13,7 @@ from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink, Role
 from publications.bibtex import fold
 from publications.importing.slugs import unique_slug
+from publications.importing.venues import Venues
 from publications.models import Publication
 from search.indexing import deferred
 from sources import targets
@@ -118,6 +119,7 @@ class Importer:
                 self.members = MemberMatcher()
                 self.topics = TopicMap()
                 self.queued = QueuedWorks()
+                self.venues = Venues()
                 yield
             if self.dry_run:
                 transaction.set_rollback(True)
@@ -408,8 +410,9 @@ class Importer:
     def create(self, target: str, values: dict, person, source_id: str, label: str):
         if self.accept:
             written = targets.write(
-                target, values, person=person, source=self.source, source_id=source_id
-            )
+                target, values, person=person, source=self.source,
+                source_id=source_id, venues=self.venues,
+            )  # fmt: skip
             if target in (Target.PUBLICATION, Target.EDUCATION, Target.EXPERIENCE):
                 remember(target, written, values, self.source)
             self.report.created.append(label)
@@ -430,7 +433,7 @@ class Importer:
                 targets.write(
                     target, {**values, **{d["field"]: d["proposed"] for d in diff}},
                     person=person, obj=obj, fields=applied, source=self.source,
-                    source_id=source_id,
+                    source_id=source_id, venues=self.venues,
                 )  # fmt: skip
                 self.report.updated.append(f"{label}: {', '.join(applied)}")
             # A field edited by hand is never overwritten: it goes to review.
