@@ -425,7 +425,8 @@ class Importer:
     def update(
         self, target: str, obj, values: dict, person, source_id: str, label: str
     ):
-        diff = field_diff(target, obj, values, self.source)
+        current = targets.current_values(target, obj)
+        diff = field_diff(target, obj, values, self.source, current)
         applied = []
         if self.accept:
             applied = [d["field"] for d in diff if not d["edited"]]
@@ -436,9 +437,10 @@ class Importer:
                     source_id=source_id, venues=self.venues,
                 )  # fmt: skip
                 self.report.updated.append(f"{label}: {', '.join(applied)}")
+                current = None  # written: read again
             # A field edited by hand is never overwritten: it goes to review.
             diff = [d for d in diff if d["edited"]]
-        remember(target, obj, values, self.source)
+        remember(target, obj, values, self.source, current)
         if diff:
             self._queue(
                 Candidate.Kind.UPDATE,
