@@ -13,6 +13,7 @@ from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink, Role
 from publications.bibtex import fold
 from publications.importing.slugs import unique_slug
+from publications.importing.venues import Venues
 from publications.models import Publication
 from search.indexing import deferred
 from sources import targets
@@ -72,7 +73,7 @@ def import_orcid_record(
 ) -> ImportReport:
     """A member's ORCID record: names, interests, links, positions, education, works."""
     importer = Importer("orcid", accept=accept, dry_run=dry_run, progress=progress)
-    with importer.transaction():
+    with importer.writing():
         member = importer.member_for_orcid(record, person, create=create)
         importer.person_record(record, member)
         importer.works(record.works, member)
@@ -90,7 +91,7 @@ def import_openalex(
 ) -> ImportReport:
     """OpenAlex authors (their ids on the member) and works (publications)."""
     importer = Importer("openalex", accept=accept, dry_run=dry_run, progress=progress)
-    with importer.transaction():
+    with importer.writing():
         for author in authors:
             member = importer.member_for_author(author, person)
             if member is not None:
@@ -110,7 +111,7 @@ class Importer:
         self.report = ImportReport(source, dry_run=dry_run)
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def writing(self) -> Iterator[None]:
         """One transaction (rolled back for a dry run), re-indexing once at the end."""
         with transaction.atomic():
             with deferred():
@@ -118,6 +119,7 @@ class Importer:
                 self.members = MemberMatcher()
                 self.topics = TopicMap()
                 self.queued = QueuedWorks()
+                self.venues = Venues()
                 yield
             if self.dry_run:
                 transaction.set_rollback(True)
@@ -408,8 +410,9 @@ class Importer:
     def create(self, target: str, values: dict, person, source_id: str, label: str):
         if self.accept:
             written = targets.write(
-                target, values, person=person, source=self.source, source_id=source_id
-            )
+                target, values, person=person, source=self.source,
+                source_id=source_id, venues=self.venues,
+            )  # fmt: skip
             if target in (Target.PUBLICATION, Target.EDUCATION, Target.EXPERIENCE):
                 remember(target, written, values, self.source)
             self.report.created.append(label)
@@ -422,7 +425,8 @@ class Importer:
     def update(
         self, target: str, obj, values: dict, person, source_id: str, label: str
     ):
-        diff = field_diff(target, obj, values, self.source)
+        current = targets.current_values(target, obj)
+        diff = field_diff(target, obj, values, self.source, current)
         applied = []
         if self.accept:
             applied = [d["field"] for d in diff if not d["edited"]]
@@ -430,12 +434,13 @@ class Importer:
                 targets.write(
                     target, {**values, **{d["field"]: d["proposed"] for d in diff}},
                     person=person, obj=obj, fields=applied, source=self.source,
-                    source_id=source_id,
+                    source_id=source_id, venues=self.venues,
                 )  # fmt: skip
                 self.report.updated.append(f"{label}: {', '.join(applied)}")
+                current = None  # written: read again
             # A field edited by hand is never overwritten: it goes to review.
             diff = [d for d in diff if d["edited"]]
-        remember(target, obj, values, self.source)
+        remember(target, obj, values, self.source, current)
         if diff:
             self._queue(
                 Candidate.Kind.UPDATE,

@@ -7,6 +7,7 @@ from people.models import Person
 from publications.bibtex import Author, fold, name_parts
 from publications.importing.members import Members
 from publications.models import Publication
+from sources.models import Candidate, Target
 from sources.records import AuthorRecord, PersonRecord, WorkRecord
 
 
@@ -122,8 +123,6 @@ class QueuedWorks:
     PublicationIndex: a work another source proposed is not proposed twice."""
 
     def __init__(self) -> None:
-        from sources.models import Candidate, Target
-
         self.lookup: dict[tuple, Candidate] = {}
         for candidate in Candidate.objects.filter(
             target=Target.PUBLICATION,

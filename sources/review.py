@@ -22,7 +22,11 @@ MODELS = {
 
 
 def field_diff(
-    target: str, obj: models.Model, proposed: dict, source: str
+    target: str,
+    obj: models.Model,
+    proposed: dict,
+    source: str,
+    current: dict | None = None,
 ) -> list[dict]:
     """Per field that differs: current, proposed, and whether it was edited by hand.
 
@@ -32,7 +36,7 @@ def field_diff(
         target=target, object_id=obj.pk, source=source
     ).first()
     base = snapshot.values if snapshot else {}
-    current = targets.current_values(target, obj)
+    current = current or targets.current_values(target, obj)
     diff = []
     for field, new in proposed.items():
         if field not in current or new in (None, "", []):
@@ -47,9 +51,15 @@ def field_diff(
     return diff
 
 
-def remember(target: str, obj: models.Model, proposed: dict, source: str) -> None:
+def remember(
+    target: str,
+    obj: models.Model,
+    proposed: dict,
+    source: str,
+    current: dict | None = None,
+) -> None:
     """Note what the source gave a record, field by field as it now stands."""
-    current = targets.current_values(target, obj)
+    current = current or targets.current_values(target, obj)
     snapshot, _ = Snapshot.objects.get_or_create(
         target=target, object_id=obj.pk, source=source
     )

@@ -79,11 +79,15 @@ def write(
     fields: list[str] | None = None,
     source: str,
     source_id: str,
+    venues: Venues | None = None,
 ) -> models.Model:
-    """Create a record from `values`, or change `fields` of `obj` to them."""
+    """Create a record from `values`, or change `fields` of `obj` to them (`venues`:
+    the venues known so far, kept by a caller that writes many records)."""
     try:
         if target == Target.PUBLICATION:
-            return _write_publication(values, obj, fields, source, source_id)
+            return _write_publication(
+                values, obj, fields, source, source_id, venues or Venues()
+            )
         if target == Target.PERSON:
             for field in fields or []:
                 setattr(obj, field, values[field])
@@ -122,6 +126,7 @@ def _write_publication(
     fields: list[str] | None,
     source: str,
     source_id: str,
+    venues: Venues,
 ) -> Publication:
     now = timezone.now()
     creating = pub is None
@@ -145,15 +150,17 @@ def _write_publication(
         fields.append("month")
     for field in fields or []:
         if field == "venue":
-            venues = Venues()
             venue = venues.resolve(values["venue"], values.get("venue_kind") or "other")
             for new in venues.new:
                 new.save()
+            venues.new.clear()
             pub.venue, pub.venue_detail = venue, ""
         elif field not in ("authors", "topics"):
             setattr(pub, field, values.get(field))
     _refresh_source_facts(pub, values, now)
-    pub.full_clean()
+    # The slug is unique by construction and the checks on year and month are the
+    # fields' own validators: the database's constraints need no query first.
+    pub.full_clean(validate_unique=False, validate_constraints=False)
     pub.save()
     if "authors" in (fields or []):
         pub.authorships.all().delete()

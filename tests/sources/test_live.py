@@ -10,6 +10,7 @@ from sources.models import Candidate
 from sources.progress import terminal_progress
 from sources.sync import sync_person
 from tests import factories
+from tests.sources.conftest import SAMPLES
 
 pytestmark = pytest.mark.django_db
 
@@ -165,3 +166,12 @@ def test_a_progress_bar_shows_on_a_terminal_only():
     show(2, 2, "two")
     assert "[###############...............] 1/2 one" in screen.getvalue()
     assert screen.getvalue().endswith("\n")
+
+
+def test_an_import_on_a_terminal_shows_its_progress(mina):
+    screen = Terminal()
+    call_command("import_orcid", str(SAMPLES / "orcid_record.json"), stdout=screen)
+    assert "] 3/3 Learning to Fold" in screen.getvalue()
+    quiet = io.StringIO()
+    call_command("import_orcid", str(SAMPLES / "orcid_record.json"), stdout=quiet)
+    assert "] 3/3" not in quiet.getvalue()
