@@ -41,3 +41,19 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_clock(name: str, default: str) -> tuple[int, int] | None:
+    """A time of day as HH:MM, as (hour, minute); None when set empty."""
+    raw = os.environ.get(name, default).strip()
+    if not raw:
+        return None
+    try:
+        hour, minute = (int(part) for part in raw.split(":"))
+    except ValueError:
+        hour = minute = -1
+    if not (0 <= hour < 24 and 0 <= minute < 60):
+        raise ImproperlyConfigured(
+            f"{name} must be a time of day as HH:MM, got {raw!r}"
+        )
+    return hour, minute

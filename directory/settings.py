@@ -5,10 +5,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from directory.env import env_bool, env_int, env_list, env_str
+from directory.env import env_bool, env_clock, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -45,11 +46,13 @@ INSTALLED_APPS = [
     # over search, over the shared models (app label "directory"); see
     # docs/architecture.md.
     "core",
+    "jobs",
     "search",
     "people",
     "publications",
     "events",
     "labdata",
+    "sources",
 ]
 
 MIDDLEWARE = [
@@ -192,6 +195,53 @@ if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
 # After a write, count the unfiltered lists' facets again in a background thread.
 WARM_CACHE_AFTER_WRITE = env_bool("WARM_CACHE_AFTER_WRITE", True)
 
+# Long work (syncing members from their sources) runs on a Celery queue when
+# CELERY_BROKER_URL names a broker (redis://127.0.0.1:6379/1, amqp://…); without
+# one it runs in the foreground of the command or admin page that asked for it.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(
+    ("redis://", "rediss://", "amqp://", "amqps://", "pyamqp://")
+):
+    raise ImproperlyConfigured(
+        "CELERY_BROKER_URL must be a redis:// or amqp:// URL, "
+        f"got {CELERY_BROKER_URL!r}"
+    )
+# One queue name per site, so that sites sharing a broker keep their jobs apart.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "directory")
+# The job's row in the database is its result: no result backend to run.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_TIMEOUT = 3
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Publishing to a broker that is down gives up at once (the job is then kept as
+# "waiting for the job queue") instead of holding the admin's request for seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 3,
+    "socket_timeout": 5,
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_TIMEZONE = env_str("TIME_ZONE", "UTC")
+# `celery -A directory beat` sends these; the schedule lives here, in code, since
+# it changes with a release rather than from the admin.
+CELERY_BEAT_SCHEDULE = {
+    # Jobs asked for while the broker was unreachable are queued once it is back.
+    "requeue-unavailable-jobs": {
+        "task": "jobs.requeue_unavailable",
+        "schedule": env_int("JOBS_REQUEUE_EVERY", 300),
+    },
+}
+# Every member connected to ORCID or OpenAlex is synced daily at SYNC_SOURCES_AT
+# (HH:MM in TIME_ZONE; empty for no scheduled sync).
+SYNC_SOURCES_AT = env_clock("SYNC_SOURCES_AT", "03:00")
+if SYNC_SOURCES_AT:
+    CELERY_BEAT_SCHEDULE["sync-sources-daily"] = {
+        "task": "sources.sync_all",
+        "schedule": crontab(hour=SYNC_SOURCES_AT[0], minute=SYNC_SOURCES_AT[1]),
+    }
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 _VALIDATORS = "django.contrib.auth.password_validation"
@@ -260,6 +310,12 @@ LAB_DESCRIPTION = env_str(
     "attention, KV-cache quantization, speculative decoding, diffusion-model "
     "acceleration and the systems that run them.",
 )
+
+# Where members' records are read from (sources/): ORCID's public API and OpenAlex,
+# which asks callers to name a contact address for its polite pool.
+ORCID_API_URL = env_str("ORCID_API_URL", "https://pub.orcid.org/v3.0").rstrip("/")
+OPENALEX_API_URL = env_str("OPENALEX_API_URL", "https://api.openalex.org").rstrip("/")
+OPENALEX_MAILTO = env_str("OPENALEX_MAILTO", "")
 
 # Production hardening: on unless DEBUG, each switchable by its own variable so
 # that plain HTTP on loopback stays possible.

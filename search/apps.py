@@ -10,6 +10,8 @@ class SearchConfig(AppConfig):
         from search import semantic
         from search.engines import wrap_engines
         from search.filters import warm_default_facets
+        from search.jobs import register_jobs
 
         cache.warm_up_with(warm_default_facets)
         wrap_engines(semantic.wrap)
+        register_jobs()

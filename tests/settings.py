@@ -36,3 +36,7 @@ DATABASES["replica1"] = {  # noqa: F405
     **DATABASES["default"],  # noqa: F405
     "TEST": {"MIRROR": "default"},
 }
+
+# Jobs run at once, in the test's process and transaction; tests/ops/test_worker.py
+# runs them through a real worker, and tests/jobs/ switch this off to try brokers.
+CELERY_TASK_ALWAYS_EAGER = True

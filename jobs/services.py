@@ -1,0 +1,155 @@
+"""Starting jobs: on the queue when a broker is configured, in the foreground if not."""
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+
+from celery import current_app
+from django.contrib import messages
+from django.db import IntegrityError, models, transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from jobs import runner
+from jobs.models import Job
+from jobs.registry import JobKind, get_kind
+
+logger = logging.getLogger(__name__)
+
+# A Redis that keeps nothing on disk forgets its queue when it restarts: a job
+# queued longer than this is sent again when someone asks for the same work.
+STALE_AFTER = timedelta(hours=1)
+# A worker killed mid-job leaves it running for ever; past this, asking for the same
+# work again takes it as lost and starts anew.
+ABANDONED_AFTER = timedelta(hours=6)
+
+
+@dataclass(frozen=True)
+class Started:
+    job: Job
+    # False when the same work was already open and this request joined it.
+    created: bool
+
+
+def queue_configured() -> bool:
+    """Whether jobs go to a broker (or run eagerly, as tests do) rather than here."""
+    conf = current_app.conf
+    return bool(conf.task_always_eager or conf.broker_url)
+
+
+def start_job(
+    kind_name: str, target: models.Model | None = None, *, requested_by=None
+) -> Started:
+    """Queue (or, without a broker, run) `kind_name` on `target`; reuse an open job."""
+    kind = get_kind(kind_name)
+    key = "" if target is None else str(target.pk)
+    open_job = Job.objects.open().for_target(kind.name, key).first()
+    if open_job is not None and _abandoned(open_job):
+        open_job = None
+    if open_job is None:
+        try:
+            with transaction.atomic():
+                job = Job.objects.create(
+                    kind=kind.name,
+                    target=key,
+                    target_label=str(target or "")[:200],
+                    requested_by=requested_by,
+                    queued_at=timezone.now(),
+                )
+        except IntegrityError:
+            # Someone else asked for the same work in the meantime.
+            open_job = Job.objects.open().for_target(kind.name, key).get()
+        else:
+            dispatch(job)
+            job.refresh_from_db()
+            return Started(job, created=True)
+    if open_job.state == Job.State.UNAVAILABLE or _stale(open_job):
+        dispatch(open_job)
+        open_job.refresh_from_db()
+    return Started(open_job, created=False)
+
+
+def dispatch(job: Job) -> None:
+    """Send `job` to the queue once the current transaction commits, or run it here."""
+    kind = get_kind(job.kind)
+    if not queue_configured():
+        Job.objects.filter(pk=job.pk).update(ran_in_foreground=True)
+        runner.execute(kind, job.pk)
+        return
+    transaction.on_commit(partial(_publish, kind, job.pk))
+
+
+def requeue_unavailable() -> int:
+    """Send again the jobs that could not reach the broker; return how many went."""
+    sent = 0
+    for job in Job.objects.filter(state=Job.State.UNAVAILABLE).order_by("created_at"):
+        if not _publish(get_kind(job.kind), job.pk):
+            break
+        sent += 1
+    return sent
+
+
+def _publish(kind: JobKind, job_id: int) -> bool:
+    # Only a job still waiting: one a worker has claimed meanwhile stays running.
+    Job.objects.filter(
+        pk=job_id, state__in=[Job.State.QUEUED, Job.State.UNAVAILABLE]
+    ).update(state=Job.State.QUEUED, queued_at=timezone.now(), message="")
+    try:
+        kind.task.apply_async((job_id,), retry=False)
+    except OperationalError as error:
+        logger.warning("Job %s could not reach the broker: %s", job_id, error)
+        Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
+            state=Job.State.UNAVAILABLE,
+            message=(
+                "The job queue could not be reached. The job is kept and is queued "
+                "again when the queue is back."
+            ),
+        )
+        return False
+    return True
+
+
+def _abandoned(job: Job) -> bool:
+    """Mark `job` failed if it has run for longer than any job should; say if so."""
+    if job.state != Job.State.RUNNING or job.started_at is None:
+        return False
+    if timezone.now() - job.started_at <= ABANDONED_AFTER:
+        return False
+    return bool(
+        Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
+            state=Job.State.FAILED,
+            finished_at=timezone.now(),
+            error="Its worker did not finish it: taken as lost.",
+        )
+    )
+
+
+def _stale(job: Job) -> bool:
+    return (
+        job.state == Job.State.QUEUED
+        and job.queued_at is not None
+        and timezone.now() - job.queued_at > STALE_AFTER
+    )
+
+
+def describe(started: Started) -> tuple[str, int]:
+    """Say what became of a request to start a job, and at what message level."""
+    job = started.job
+    kind = get_kind(job.kind)
+    what = f"{kind.label}{f' of {job.target_label}' if job.target_label else ''}"
+    if job.state == Job.State.UNAVAILABLE:
+        return (
+            f"The job queue is unavailable: {what} is kept and will be queued as "
+            "soon as the queue is back.",
+            messages.WARNING,
+        )
+    if not started.created and job.is_open:
+        return f"{what} was already {job.get_state_display().lower()}.", messages.INFO
+    if job.state == Job.State.FAILED:
+        return f"{what} failed: {job.error}", messages.ERROR
+    if job.state == Job.State.DONE:
+        if job.ran_in_foreground:
+            what = f"No job queue is configured, so it ran here: {what}"
+        return f"{what} is done. {job.summary}", messages.SUCCESS
+    return f"{what} is queued.", messages.SUCCESS

@@ -1,0 +1,120 @@
+import io
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.management import call_command
+from django.urls import reverse
+
+from people.models import Education
+from publications.models import Publication
+from sources.models import Candidate
+from tests import factories
+from tests.sources.conftest import SAMPLES
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = reverse("admin:sources_candidate_changelist")
+
+
+@pytest.fixture
+def queued(db) -> list[Candidate]:
+    """A member's ORCID record imported for review: seven candidates."""
+    factories.person(
+        given_name="Mina",
+        family_name="Park",
+        display_name="Mina Park",
+        orcid="0000-0002-1825-0097",
+    )
+    factories.topic(name="Sparse attention")
+    call_command(
+        "import_orcid", str(SAMPLES / "orcid_record.json"), stdout=io.StringIO()
+    )
+    return list(Candidate.objects.order_by("pk"))
+
+
+def _post(client, action: str, candidates: list[Candidate]):
+    return client.post(
+        CHANGELIST,
+        {"action": action, "_selected_action": [c.pk for c in candidates]},
+        follow=True,
+    )
+
+
+def test_the_queue_lists_candidates_in_fixed_queries(
+    admin_client_logged_in, queued, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(8):
+        response = admin_client_logged_in.get(CHANGELIST)
+    assert response.status_code == 200
+    assert "Learning to Fold (2022)" in response.text
+
+
+def test_a_candidate_page_shows_the_field_by_field_difference(
+    admin_client_logged_in, queued
+):
+    pub = factories.publication(
+        title="Learning to fold", year=2022, doi="10.1000/jml.2022.17"
+    )
+    call_command(
+        "import_orcid", str(SAMPLES / "orcid_record.json"), stdout=io.StringIO()
+    )
+    update = Candidate.objects.get(kind="update", object_id=pub.pk)
+    response = admin_client_logged_in.get(
+        reverse("admin:sources_candidate_change", args=[update.pk])
+    )
+    assert "<td>title</td><td>Learning to fold</td><td>Learning to Fold</td>" in (
+        response.text
+    )
+    assert "edited by hand" in response.text
+
+
+def test_staff_accept_candidates_in_bulk(admin_client_logged_in, queued):
+    response = _post(admin_client_logged_in, "accept_selected", queued)
+    assert f"{len(queued)} candidates accepted." in response.text
+    assert Publication.objects.count() == 3
+    assert Education.objects.count() == 1
+    assert set(Candidate.objects.values_list("status", flat=True)) == {"accepted"}
+
+
+def test_staff_reject_one(admin_client_logged_in, queued):
+    _post(admin_client_logged_in, "reject_selected", queued[:1])
+    assert Candidate.objects.get(pk=queued[0].pk).status == "rejected"
+    assert Candidate.objects.filter(status="pending").count() == len(queued) - 1
+
+
+def test_a_batch_with_a_failing_candidate_writes_nothing(
+    admin_client_logged_in, queued
+):
+    pub = factories.publication(
+        title="Learning to fold", year=2022, doi="10.1000/jml.2022.17"
+    )
+    call_command(
+        "import_orcid", str(SAMPLES / "orcid_record.json"), stdout=io.StringIO()
+    )
+    update = Candidate.objects.get(kind="update")
+    pub.delete()
+    response = _post(admin_client_logged_in, "accept_selected", [*queued, update])
+    assert "Nothing was accepted: " in response.text
+    assert "deleted meanwhile" in response.text
+    assert not Publication.objects.exists()
+    assert not Candidate.objects.exclude(status="pending").exists()
+
+
+def test_staff_without_the_permission_cannot_decide(client, django_user_model, queued):
+    user = django_user_model.objects.create_user(
+        "viewer", password="pw-long-enough-1", is_staff=True
+    )
+    user.user_permissions.add(Permission.objects.get(codename="view_candidate"))
+    client.force_login(user)
+    assert client.get(CHANGELIST).status_code == 200
+    _post(client, "accept_selected", queued)
+    assert not Publication.objects.exists()
+    assert set(Candidate.objects.values_list("status", flat=True)) == {"pending"}
+
+
+def test_nobody_adds_or_deletes_candidates(admin_client_logged_in, queued):
+    add = admin_client_logged_in.get(reverse("admin:sources_candidate_add"))
+    delete = admin_client_logged_in.get(
+        reverse("admin:sources_candidate_delete", args=[queued[0].pk])
+    )
+    assert (add.status_code, delete.status_code) == (403, 403)
