@@ -484,32 +484,108 @@ def _name(name: str) -> Author:
     return Author(printed, family, given, "" if family == last_word else family)
 
 
+# Logos and commands of TeX's world that pylatexenc does not know, as their text;
+# any other unknown command keeps its name (`_Text`), so that no word is lost.
+_LOGOS = {
+    "TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2ε", "La": "La",
+    "AllTeX": "(La)TeX", "BibTeX": "BibTeX", "slBibTeX": "BibTeX",
+    "AmSTeX": "AMS-TeX", "AmSLaTeX": "AMS-LaTeX", "AMS": "AMS", "AmS": "AMS",
+    "MF": "METAFONT", "METAFONT": "METAFONT", "slMF": "METAFONT", "MP": "MetaPost",
+    "METAPOST": "MetaPost", "TUG": "TUG", "TUB": "TUGboat", "MTeX": "MTeX",
+    "eTeX": "ε-TeX", "pdfTeX": "pdfTeX", "XeTeX": "XeTeX", "LuaTeX": "LuaTeX",
+    "ConTeXt": "ConTeXt", "TeXLive": "TeX Live", "OMEGA": "Omega",
+    "PS": "PostScript", "Dash": "—", "dash": "—", "bs": "\\",
+    "thinspace": " ", "tubissue": "TUGboat",
+}  # fmt: skip
+# Font, size and spacing switches: what they change is not text.
+_SWITCHES = (
+    "tt", "it", "bf", "sl", "sf", "rm", "sc", "em", "ssf", "smc", "SMC", "slc",
+    "manual", "relax", "normalfont", "small", "footnotesize", "large", "Large",
+)  # fmt: skip
+_JOINED = {*_SWITCHES, "bs"}
+# Commands whose one braced argument is their text.
+_ARGUMENT_IS_TEXT = ("acro", "hbox", "mbox", "smash", "llap", "rlap", "path")
+# TeX's own dimensions (`\kern-.15em`, `\raise.25ex`) are no arguments pylatexenc
+# reads; `\char`\\` is a character given by its code (here a backslash).
+_DIMENSION = re.compile(
+    r"\\(?:kern|raise|lower|hskip|vskip)\s*-?\s*[\d.]+\s*"
+    r"(?:em|ex|pt|bp|mm|cm|in|sp|pc|dd|cc|mu)"
+)
+_CHAR_CODE = re.compile(r"\\char\s*`\\?(.)")
+
+
+def _char(match: re.Match) -> str:
+    return r"\textbackslash{}" if match.group(1) == "\\" else "{" + match.group(1) + "}"
+
+
+def _ordinal(node) -> str:
+    number = _argument_text(node)
+    if not number.isdigit():
+        return number
+    last = int(number) % 100
+    suffix = "th" if 10 <= last <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(last % 10)
+    return number + (suffix or "th")
+
+
+def _argument_text(node) -> str:
+    argument = node.nodeargd.argnlist[-1] if node.nodeargd else None
+    return argument.latex_verbatim()[1:-1] if argument is not None else ""
+
+
+class _Text(LatexNodes2Text):
+    """pylatexenc's text, but an unknown command word gives its name, not nothing."""
+
+    def macro_node_to_text(self, node) -> str:
+        name = node.macroname
+        if name.isalpha() and self.latex_context.get_macro_spec(name) is None:
+            return name
+        return super().macro_node_to_text(node)
+
+    def _is_bare_macro_node(self, node) -> bool:
+        # The space after a switch or `\bs` only ends the command's name.
+        return super()._is_bare_macro_node(node) and node.macroname not in _JOINED
+
+
 @functools.cache
 def _decoder() -> tuple[LatexNodes2Text, object]:
+    one_argument = [*_SORT_MACROS, *_ARGUMENT_IS_TEXT, "nth"]
     text_context = get_default_latex_context_db()
     text_context.add_context_category(
         "bibtex-import",
         prepend=True,
         macros=[
             MacroTextSpec("url", simplify_repl="%s"),
+            MacroTextSpec("nth", simplify_repl=_ordinal),
             *(MacroTextSpec(name, discard=True) for name in _SORT_MACROS),
+            *(MacroTextSpec(name, discard=True) for name in _SWITCHES),
+            *(MacroTextSpec(name, discard=False) for name in _ARGUMENT_IS_TEXT),
+            *(MacroTextSpec(name, simplify_repl=text) for name, text in _LOGOS.items()),
         ],
     )
     walker_context = latexwalker.get_default_latex_context_db()
     walker_context.add_context_category(
         "bibtex-import",
         prepend=True,
-        macros=[macrospec.std_macro(name, False, 1) for name in _SORT_MACROS],
+        macros=[macrospec.std_macro(name, False, 1) for name in one_argument],
     )
-    decoder = LatexNodes2Text(
-        latex_context=text_context, math_mode="text", keep_braced_groups=False
+    decoder = _Text(
+        latex_context=text_context,
+        math_mode="text",
+        keep_braced_groups=False,
+        # The space after a command is kept: `\LaTeX and` means two words.
+        strict_latex_spaces={
+            "between-macro-and-chars": False,
+            "between-latex-constructs": True,
+            "after-comment": False,
+            "in-equations": "based-on-source",
+        },
     )
     return decoder, walker_context
 
 
 @functools.lru_cache(maxsize=65536)
 def decode_latex(value: str) -> str:
-    """TeX markup as Unicode text: accents, escapes, dashes; braces removed."""
+    """TeX markup as Unicode text: accents, escapes, dashes, logos; braces removed."""
     if "\\" not in value and "$" not in value:
         # Plain text needs only what pylatexenc would do to it; skipping the parser
         # here is what makes thousands of entries a second possible.
@@ -520,6 +596,7 @@ def decode_latex(value: str) -> str:
     decoder, walker_context = _decoder()
     # An unescaped % is a TeX comment, but in a .bib file it is meant literally.
     value = re.sub(r"(?<!\\)%", r"\\%", value)
+    value = _CHAR_CODE.sub(_char, _DIMENSION.sub("", value))
     try:
         text = decoder.latex_to_text(value, latex_context=walker_context)
     except Exception:  # pylatexenc is tolerant; keep the text if it ever gives up

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from publications.bibtex import decode_bytes, parse_bibtex
+from publications.bibtex import decode_bytes, decode_latex, parse_bibtex
 from publications.models import (
     Authorship,
     Publication,
@@ -650,3 +650,34 @@ def test_command_draws_a_progress_bar_on_a_terminal(db):
     out = Terminal()
     call_command("import_bibtex", str(CORPUS / "kinds.bib"), stdout=out)
     assert "\r[##############################] 10/10 entries\n" in out.getvalue()
+
+
+# -- TeX in real files -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"Publishing \& \TeX", "Publishing & TeX"),
+        (r"{\TUG}", "TUG"),
+        (r"{\MTeX}", "MTeX"),
+        (r"\LaTeX and \MF", "LaTeX and METAFONT"),
+        (r"\LaTeXe{} and \BibTeX", "LaTeX2ε and BibTeX"),
+        (r"{\AmSTeX\Dash``A friendly product''}", "AMS-TeX—“A friendly product”"),
+        (r"How to build a {\tt\bs strut}", r"How to build a \strut"),
+        (r"Don't just {\tt\char`\\let} {\TeX} hang", r"Don't just \let TeX hang"),
+        (r"DVIto\kern-.15em VDU: A \TeX\ page", "DVIto VDU: A TeX page"),
+        (r"The \TeX\ Live Guide, \nth{4} edition", "The TeX Live Guide, 4th edition"),
+        (r"\nth{1}, \nth{12}, \nth{22}, \nth{103}", "1st, 12th, 22nd, 103rd"),
+        (r"Soliciting Bids for \acro{TUG}\,'97", "Soliciting Bids for TUG '97"),
+        (r"An audio view of {(\La)\TeX}", "An audio view of (La)TeX"),
+        (r"The XE{\slc M}{\TeX} project", "The XEMTeX project"),
+        (r"Origination\/ and {\it Design\/}", "Origination and Design"),
+        (r"A {\mtex} for \XyMTeX{} users", "A mtex for XyMTeX users"),
+        (r"\unknown{} word", "unknown word"),
+        (r"G{\"o}del, {\'e}t\'e, \c{c}a, Stra{\ss}e", "Gödel, été, ça, Straße"),
+        (r"50\% of {\$}5", "50% of $5"),
+    ],
+)  # fmt: skip
+def test_tex_logos_and_commands_become_text_and_no_word_is_lost(tex, text):
+    assert decode_latex(tex) == text
