@@ -173,6 +173,13 @@ _MONTH_NAMES = dict(
 _SORT_MACROS = ("noopsort", "sortnoop", "SortNoop", "nosort", "NOOP", "oopsort")
 # Fields that hold identifiers or addresses, never TeX to decode.
 _VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "arxivid", "isbn", "issn"}
+# Fields an import reads as text (`bibliographic`); the others stay as written in
+# the kept BibTeX, so decoding them (abstracts, keywords…) would be time lost.
+_TEXT_FIELDS = {
+    "title", "journal", "journaltitle", "booktitle", "eventtitle", "howpublished",
+    "school", "institution", "publisher", "note", "pubstate", "key", "year", "date",
+    "month", "volume", "number", "issue", "pages", "archiveprefix", "eprinttype",
+}  # fmt: skip
 _VALUE_MARKS = re.compile(r'(?<!\\)[{}"#]')
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _ENTRY_HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s{}()]*)")
@@ -444,8 +451,12 @@ class _InheritCrossref(LibraryMiddleware):
 
 def _resolved_text(entry: Entry) -> str:
     """The entry written self-contained: macros expanded, crossref fields merged."""
-    fields = [Field(f.key, f.value) for f in entry.fields if f.key != "crossref"]
-    return write_entries([Entry(entry.entry_type, entry.key, fields)]).strip()
+    # As bibtexparser writes it, without its writer: that deep-copies the library
+    # for every entry, and most entries of a real file use a macro.
+    fields = ",\n".join(
+        f"\t{f.key} = {{{f.value}}}" for f in entry.fields if f.key != "crossref"
+    )
+    return f"@{entry.entry_type}{{{entry.key},\n{fields}\n}}"
 
 
 class _Decode(LibraryMiddleware):
@@ -467,7 +478,7 @@ class _Decode(LibraryMiddleware):
                         )
                 elif f.key in _VERBATIM_FIELDS:
                     f.value = _unescape_verbatim(f.value)
-                else:
+                elif f.key in _TEXT_FIELDS:
                     f.value = decode_latex(f.value)
         return library
 
@@ -504,7 +515,7 @@ _SWITCHES = (
 )  # fmt: skip
 _JOINED = {*_SWITCHES, "bs"}
 # Commands whose one braced argument is their text.
-_ARGUMENT_IS_TEXT = ("acro", "hbox", "mbox", "smash", "llap", "rlap", "path")
+_ARGUMENT_IS_TEXT = ("acro", "hbox", "mbox", "smash", "llap", "rlap")
 # TeX's own dimensions (`\kern-.15em`, `\raise.25ex`) are no arguments pylatexenc
 # reads; `\char`\\` is a character given by its code (here a backslash).
 _DIMENSION = re.compile(
@@ -587,12 +598,25 @@ def _decoder() -> tuple[LatexNodes2Text, object]:
 def decode_latex(value: str) -> str:
     """TeX markup as Unicode text: accents, escapes, dashes, logos; braces removed."""
     if "\\" not in value and "$" not in value:
-        # Plain text needs only what pylatexenc would do to it; skipping the parser
-        # here is what makes thousands of entries a second possible.
-        for tex, text in (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”")):
-            value = value.replace(tex, text)
-        value = value.replace("{", "").replace("}", "").replace("~", " ")
-        return " ".join(value.split())
+        return _plain(value)
+    # pylatexenc's time grows with the text it reads: it reads only the words that
+    # hold TeX, and the same word (`\TeX`, `{\LaTeX}`) is decoded once per import.
+    return " ".join(_decode_word(word) for word in _tex_words(_unwrap(value)))
+
+
+def _plain(value: str) -> str:
+    # What pylatexenc would do to text without TeX, without parsing it: skipping
+    # the parser is what makes thousands of entries a second possible.
+    for tex, text in (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”")):
+        value = value.replace(tex, text)
+    value = value.replace("{", "").replace("}", "").replace("~", " ")
+    return " ".join(value.split())
+
+
+@functools.lru_cache(maxsize=65536)
+def _decode_word(value: str) -> str:
+    if "\\" not in value and "$" not in value:
+        return _plain(value)
     decoder, walker_context = _decoder()
     # An unescaped % is a TeX comment, but in a .bib file it is meant literally.
     value = re.sub(r"(?<!\\)%", r"\\%", value)
@@ -602,6 +626,45 @@ def decode_latex(value: str) -> str:
     except Exception:  # pylatexenc is tolerant; keep the text if it ever gives up
         text = value
     return " ".join(text.split())
+
+
+_TEX_MARKS = re.compile(r"\\(?:[A-Za-z]+|.)|[{}$]|\s+", re.S)
+
+
+def _unwrap(value: str) -> str:
+    """The value without braces around all of it (`{{Title}}`), which print nothing."""
+    value = value.strip()
+    while value.startswith("{") and value.endswith("}"):
+        depth = 0
+        for mark in _TEX_MARKS.finditer(value):
+            depth += {"{": 1, "}": -1}.get(mark.group(), 0)
+            if depth == 0:
+                break
+        if mark.end() != len(value):
+            break  # `{A} and {B}`: the first brace closes before the end
+        value = value[1:-1].strip()
+    return value
+
+
+def _tex_words(value: str) -> list[str]:
+    """Split at spaces outside braces and math, except a space that ends a command's
+    name (`\\c c`, `\\raise .25ex`): each word then reads alone as it does in place."""
+    words, depth, math, start, command_end = [], 0, False, 0, -1
+    for mark in _TEX_MARKS.finditer(value):
+        text = mark.group()
+        if text == "{":
+            depth += 1
+        elif text == "}":
+            depth -= 1
+        elif text == "$":
+            math = not math
+        elif text[0] == "\\":
+            command_end = mark.end() if text[1:].isalpha() else -1
+        elif depth == 0 and not math and mark.start() != command_end:
+            words.append(value[start : mark.start()])
+            start = mark.end()
+    words.append(value[start:])
+    return words
 
 
 def _unescape_verbatim(value: str) -> str:
