@@ -22,11 +22,11 @@ PROFILE_TOP = 30
 # (package on the registry, version, member of its sdist, what the file is)
 SOURCES = [
     ("pybtex", "0.26.1", "pybtex-0.26.1/examples/tugboat/tugboat.bib",
-     "TUGboat's table of contents by Nelson H. F. Beebe, from TeX Live; pybtex is MIT"),
+     "TUGboat's table of contents by Nelson H. F. Beebe (public domain)"),
     ("pybtex", "0.26.1", "pybtex-0.26.1/examples/xampl.bib",
-     "BibTeX's own example file by Oren Patashnik, as pybtex ships it"),
+     "BibTeX's example file by Oren Patashnik (copying permitted)"),
     ("pybtex", "0.26.1", "pybtex-0.26.1/tests/data/cyrillic.bib",
-     "pybtex's test of Cyrillic entries"),
+     "pybtex's test of Cyrillic entries (MIT, as pybtex)"),
 ]  # fmt: skip
 
 

@@ -69,7 +69,8 @@ def citation_key(publication) -> str:
     first = publication.authorships.all()[:1]
     family = name_parts(first[0].name, first[0].family_name)[1] if first else "anon"
     word = re.sub(r"[^a-z0-9]", "", publication.title.split()[0].lower()) or "work"
-    return re.sub(r"[^A-Za-z0-9]", "", family).lower() + str(publication.year) + word
+    year = "nd" if publication.year is None else str(publication.year)
+    return re.sub(r"[^A-Za-z0-9]", "", family).lower() + year + word
 
 
 def name_parts(name: str, family_name: str = "") -> tuple[str, str, str]:
@@ -122,8 +123,10 @@ def build_entry(publication) -> Entry:
         if publication.kind in ("preprint", "other", "software"):
             key = "howpublished"
         fields.append(Field(key, _escape(venue)))
-    fields.append(Field("year", str(publication.year)))
-    if publication.month:
+    # No year field for an undated work: BibTeX's styles print it as "n.d.".
+    if publication.year is not None:
+        fields.append(Field("year", str(publication.year)))
+    if publication.year is not None and publication.month:
         month = Field("month", MONTH_MACROS[publication.month - 1])
         month.enclosing = "no-enclosing"  # a month macro, not the text "jul"
         fields.append(month)
@@ -709,7 +712,8 @@ class Bibliographic:
     """What a publication record takes from one entry."""
 
     title: str
-    year: int | None
+    title_from: str  # "" when the entry has a title, else the field it came from
+    year: int | None  # None: the entry gives no year (printed "n.d.")
     month: int | None
     kind: str
     status: str
@@ -765,8 +769,10 @@ def bibliographic(entry: ParsedEntry) -> Bibliographic:
             status = value
             break
     url = f.get("url", "") or _url_in(howpublished)
+    title, title_from = _title(entry)
     return Bibliographic(
-        title=f.get("title", ""),
+        title=title,
+        title_from=title_from,
         year=year,
         month=month,
         kind=kind,
@@ -785,6 +791,34 @@ def bibliographic(entry: ParsedEntry) -> Bibliographic:
 
 
 _PREPRINTS = {"misc", "online", "unpublished", "electronic"}
+# What stands in for the title of an entry without one (valid BibTeX for @misc,
+# @booklet…), most telling first; then its journal issue, then its key.
+_TITLE_STAND_INS = ("booktitle", "howpublished", "note", "key")
+_STAND_IN_LENGTH = 200
+
+
+def _title(entry: ParsedEntry) -> tuple[str, str]:
+    """The entry's title, else what stands in for it and the field it came from."""
+    f = entry.fields
+    if f.get("title", "").strip():
+        return f["title"], ""
+    for name in _TITLE_STAND_INS:
+        if f.get(name, "").strip():
+            return _shortened(f[name]), name
+    journal = f.get("journal") or f.get("journaltitle", "")
+    if journal:
+        issue = f.get("volume", "") + (f"({f['number']})" if f.get("number") else "")
+        pages = f.get("pages", "")
+        return ", ".join(p for p in (f"{journal} {issue}".strip(), pages) if p), (
+            "journal"
+        )
+    return entry.key, "citation key"
+
+
+def _shortened(text: str) -> str:
+    if len(text) <= _STAND_IN_LENGTH:
+        return text
+    return text[:_STAND_IN_LENGTH].rsplit(" ", 1)[0] + "…"
 
 
 def _year_month(entry: ParsedEntry) -> tuple[int | None, int | None]:
