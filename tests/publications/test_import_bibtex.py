@@ -678,6 +678,10 @@ def test_command_draws_a_progress_bar_on_a_terminal(db):
         (r"\unknown{} word", "unknown word"),
         (r"G{\"o}del, {\'e}t\'e, \c{c}a, Stra{\ss}e", "Gödel, été, ça, Straße"),
         (r"50\% of {\$}5", "50% of $5"),
+        # Words are read alone, but not inside math, braces or a command's argument.
+        (r"Time $O(n \log n)$ sort", "Time O(n log n) sort"),
+        (r"{\bf Bold words} and \c c", "Bold words and ç"),
+        (r"{{A} and {B}}", "A and B"),
     ],
 )  # fmt: skip
 def test_tex_logos_and_commands_become_text_and_no_word_is_lost(tex, text):
