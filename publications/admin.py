@@ -249,7 +249,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
         updated = queryset.update(selected=False, updated_at=timezone.now())
         self.message_user(request, f"{updated} no longer featured.")
 
-    @admin.action(description="Mark as reviewed")
+    @admin.action(description="Mark as reviewed", permissions=["change"])
     def mark_reviewed(self, request, queryset) -> None:
         updated = queryset.update(needs_review=False, updated_at=timezone.now())
         self.message_user(request, f"{updated} marked as reviewed.")

@@ -220,3 +220,19 @@ def test_imported_records_to_review_are_filtered_and_marked_reviewed(
     )
     assert response.status_code == 302
     assert not Publication.objects.filter(needs_review=True).exists()
+
+
+def test_staff_who_may_only_view_cannot_mark_records_reviewed(
+    client, db, django_user_model
+):
+    paper = factories.publication(title="Unchecked", needs_review=True)
+    user = django_user_model.objects.create_user(
+        "viewer", password="a-long-test-password", is_staff=True
+    )
+    user.user_permissions.add(Permission.objects.get(codename="view_publication"))
+    client.force_login(user)
+    changelist = "/admin/publications/publication/"
+    assert b"Mark as reviewed" not in client.get(changelist).content
+    client.post(changelist, {"action": "mark_reviewed", "_selected_action": [paper.pk]})
+    paper.refresh_from_db()
+    assert paper.needs_review
