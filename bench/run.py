@@ -275,6 +275,8 @@ def markdown(report: dict) -> str:
                     f"\n{size}: generated in {gen['seconds']} s ({gen['output']})"
                 )
         lines.append("")
+    if report.get("bibtex_real"):
+        lines.append("BibTeX import on real files: bench/results/bibtex-real.md.\n")
     return "\n".join(lines)
 
 
@@ -304,6 +306,10 @@ def main() -> None:
         report["databases"][vendor]["http"] = run_script(
             "serve.py", urls["full"], BENCH_PATHS=json.dumps(paths)
         )
+    print("BibTeX import on real files…", flush=True)
+    import real_bibtex  # it imports this module: loaded once this one is
+
+    report["bibtex_real"] = real_bibtex.main()
     report["reference_seconds"]["end"] = reference_seconds()
     (RESULTS / "latest.json").write_text(json.dumps(report, indent=2))
     (RESULTS / "latest.md").write_text(markdown(report))

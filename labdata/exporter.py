@@ -78,7 +78,14 @@ class _Exporter:
         }
         publications = _query(PUBLICATION).filter(pk__in=ids)
         return sorted(
-            publications, key=lambda p: (-p.year, -(p.month or 0), p.title, p.slug)
+            publications,
+            key=lambda p: (
+                p.year is None,
+                -(p.year or 0),
+                -(p.month or 0),
+                p.title,
+                p.slug,
+            ),
         )
 
     def _record(

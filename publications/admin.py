@@ -72,6 +72,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
         "status",
         "year",
         "selected",
+        "needs_review",
         "kind",
         ("venue", admin.RelatedOnlyFieldListFilter),
         "topics",
@@ -90,7 +91,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     autocomplete_fields = ["venue", "topics"]
     list_select_related = ["venue"]
     inlines = [AuthorshipInline, PublicationLinkInline]
-    actions = ["mark_selected", "unmark_selected"]
+    actions = ["mark_selected", "unmark_selected", "mark_reviewed"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(author_total=Count("authorships"))
@@ -247,6 +248,11 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     def unmark_selected(self, request, queryset) -> None:
         updated = queryset.update(selected=False, updated_at=timezone.now())
         self.message_user(request, f"{updated} no longer featured.")
+
+    @admin.action(description="Mark as reviewed", permissions=["change"])
+    def mark_reviewed(self, request, queryset) -> None:
+        updated = queryset.update(needs_review=False, updated_at=timezone.now())
+        self.message_user(request, f"{updated} marked as reviewed.")
 
 
 @admin.register(Authorship)

@@ -69,7 +69,8 @@ def citation_key(publication) -> str:
     first = publication.authorships.all()[:1]
     family = name_parts(first[0].name, first[0].family_name)[1] if first else "anon"
     word = re.sub(r"[^a-z0-9]", "", publication.title.split()[0].lower()) or "work"
-    return re.sub(r"[^A-Za-z0-9]", "", family).lower() + str(publication.year) + word
+    year = "nd" if publication.year is None else str(publication.year)
+    return re.sub(r"[^A-Za-z0-9]", "", family).lower() + year + word
 
 
 def name_parts(name: str, family_name: str = "") -> tuple[str, str, str]:
@@ -122,8 +123,10 @@ def build_entry(publication) -> Entry:
         if publication.kind in ("preprint", "other", "software"):
             key = "howpublished"
         fields.append(Field(key, _escape(venue)))
-    fields.append(Field("year", str(publication.year)))
-    if publication.month:
+    # No year field for an undated work: BibTeX's styles print it as "n.d.".
+    if publication.year is not None:
+        fields.append(Field("year", str(publication.year)))
+    if publication.year is not None and publication.month:
         month = Field("month", MONTH_MACROS[publication.month - 1])
         month.enclosing = "no-enclosing"  # a month macro, not the text "jul"
         fields.append(month)
@@ -173,6 +176,13 @@ _MONTH_NAMES = dict(
 _SORT_MACROS = ("noopsort", "sortnoop", "SortNoop", "nosort", "NOOP", "oopsort")
 # Fields that hold identifiers or addresses, never TeX to decode.
 _VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "arxivid", "isbn", "issn"}
+# Fields an import reads as text (`bibliographic`); the others stay as written in
+# the kept BibTeX, so decoding them (abstracts, keywords…) would be time lost.
+_TEXT_FIELDS = {
+    "title", "journal", "journaltitle", "booktitle", "eventtitle", "howpublished",
+    "school", "institution", "publisher", "note", "pubstate", "key", "year", "date",
+    "month", "volume", "number", "issue", "pages", "archiveprefix", "eprinttype",
+}  # fmt: skip
 _VALUE_MARKS = re.compile(r'(?<!\\)[{}"#]')
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _ENTRY_HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s{}()]*)")
@@ -444,8 +454,12 @@ class _InheritCrossref(LibraryMiddleware):
 
 def _resolved_text(entry: Entry) -> str:
     """The entry written self-contained: macros expanded, crossref fields merged."""
-    fields = [Field(f.key, f.value) for f in entry.fields if f.key != "crossref"]
-    return write_entries([Entry(entry.entry_type, entry.key, fields)]).strip()
+    # As bibtexparser writes it, without its writer: that deep-copies the library
+    # for every entry, and most entries of a real file use a macro.
+    fields = ",\n".join(
+        f"\t{f.key} = {{{f.value}}}" for f in entry.fields if f.key != "crossref"
+    )
+    return f"@{entry.entry_type}{{{entry.key},\n{fields}\n}}"
 
 
 class _Decode(LibraryMiddleware):
@@ -467,7 +481,7 @@ class _Decode(LibraryMiddleware):
                         )
                 elif f.key in _VERBATIM_FIELDS:
                     f.value = _unescape_verbatim(f.value)
-                else:
+                elif f.key in _TEXT_FIELDS:
                     f.value = decode_latex(f.value)
         return library
 
@@ -484,47 +498,176 @@ def _name(name: str) -> Author:
     return Author(printed, family, given, "" if family == last_word else family)
 
 
+# Logos and commands of TeX's world that pylatexenc does not know, as their text;
+# any other unknown command keeps its name (`_Text`), so that no word is lost.
+_LOGOS = {
+    "TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2ε", "La": "La",
+    "AllTeX": "(La)TeX", "BibTeX": "BibTeX", "slBibTeX": "BibTeX",
+    "AmSTeX": "AMS-TeX", "AmSLaTeX": "AMS-LaTeX", "AMS": "AMS", "AmS": "AMS",
+    "MF": "METAFONT", "METAFONT": "METAFONT", "slMF": "METAFONT", "MP": "MetaPost",
+    "METAPOST": "MetaPost", "TUG": "TUG", "TUB": "TUGboat", "MTeX": "MTeX",
+    "eTeX": "ε-TeX", "pdfTeX": "pdfTeX", "XeTeX": "XeTeX", "LuaTeX": "LuaTeX",
+    "ConTeXt": "ConTeXt", "TeXLive": "TeX Live", "OMEGA": "Omega",
+    "PS": "PostScript", "Dash": "—", "dash": "—", "bs": "\\",
+    "thinspace": " ", "tubissue": "TUGboat",
+}  # fmt: skip
+# Font, size and spacing switches: what they change is not text.
+_SWITCHES = (
+    "tt", "it", "bf", "sl", "sf", "rm", "sc", "em", "ssf", "smc", "SMC", "slc",
+    "manual", "relax", "normalfont", "small", "footnotesize", "large", "Large",
+)  # fmt: skip
+_JOINED = {*_SWITCHES, "bs"}
+# Commands whose one braced argument is their text.
+_ARGUMENT_IS_TEXT = ("acro", "hbox", "mbox", "smash", "llap", "rlap")
+# TeX's own dimensions (`\kern-.15em`, `\raise.25ex`) are no arguments pylatexenc
+# reads; `\char`\\` is a character given by its code (here a backslash).
+_DIMENSION = re.compile(
+    r"\\(?:kern|raise|lower|hskip|vskip)\s*-?\s*[\d.]+\s*"
+    r"(?:em|ex|pt|bp|mm|cm|in|sp|pc|dd|cc|mu)"
+)
+_CHAR_CODE = re.compile(r"\\char\s*`\\?(.)")
+
+
+def _char(match: re.Match) -> str:
+    return r"\textbackslash{}" if match.group(1) == "\\" else "{" + match.group(1) + "}"
+
+
+def _ordinal(node) -> str:
+    number = _argument_text(node)
+    if not number.isdigit():
+        return number
+    last = int(number) % 100
+    suffix = "th" if 10 <= last <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(last % 10)
+    return number + (suffix or "th")
+
+
+def _argument_text(node) -> str:
+    argument = node.nodeargd.argnlist[-1] if node.nodeargd else None
+    return argument.latex_verbatim()[1:-1] if argument is not None else ""
+
+
+class _Text(LatexNodes2Text):
+    """pylatexenc's text, but an unknown command word gives its name, not nothing."""
+
+    def macro_node_to_text(self, node) -> str:
+        name = node.macroname
+        if name.isalpha() and self.latex_context.get_macro_spec(name) is None:
+            return name
+        return super().macro_node_to_text(node)
+
+    def _is_bare_macro_node(self, node) -> bool:
+        # The space after a switch or `\bs` only ends the command's name.
+        return super()._is_bare_macro_node(node) and node.macroname not in _JOINED
+
+
 @functools.cache
 def _decoder() -> tuple[LatexNodes2Text, object]:
+    one_argument = [*_SORT_MACROS, *_ARGUMENT_IS_TEXT, "nth"]
     text_context = get_default_latex_context_db()
     text_context.add_context_category(
         "bibtex-import",
         prepend=True,
         macros=[
             MacroTextSpec("url", simplify_repl="%s"),
+            MacroTextSpec("nth", simplify_repl=_ordinal),
             *(MacroTextSpec(name, discard=True) for name in _SORT_MACROS),
+            *(MacroTextSpec(name, discard=True) for name in _SWITCHES),
+            *(MacroTextSpec(name, discard=False) for name in _ARGUMENT_IS_TEXT),
+            *(MacroTextSpec(name, simplify_repl=text) for name, text in _LOGOS.items()),
         ],
     )
     walker_context = latexwalker.get_default_latex_context_db()
     walker_context.add_context_category(
         "bibtex-import",
         prepend=True,
-        macros=[macrospec.std_macro(name, False, 1) for name in _SORT_MACROS],
+        macros=[macrospec.std_macro(name, False, 1) for name in one_argument],
     )
-    decoder = LatexNodes2Text(
-        latex_context=text_context, math_mode="text", keep_braced_groups=False
+    decoder = _Text(
+        latex_context=text_context,
+        math_mode="text",
+        keep_braced_groups=False,
+        # The space after a command is kept: `\LaTeX and` means two words.
+        strict_latex_spaces={
+            "between-macro-and-chars": False,
+            "between-latex-constructs": True,
+            "after-comment": False,
+            "in-equations": "based-on-source",
+        },
     )
     return decoder, walker_context
 
 
 @functools.lru_cache(maxsize=65536)
 def decode_latex(value: str) -> str:
-    """TeX markup as Unicode text: accents, escapes, dashes; braces removed."""
+    """TeX markup as Unicode text: accents, escapes, dashes, logos; braces removed."""
     if "\\" not in value and "$" not in value:
-        # Plain text needs only what pylatexenc would do to it; skipping the parser
-        # here is what makes thousands of entries a second possible.
-        for tex, text in (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”")):
-            value = value.replace(tex, text)
-        value = value.replace("{", "").replace("}", "").replace("~", " ")
-        return " ".join(value.split())
+        return _plain(value)
+    # pylatexenc's time grows with the text it reads: it reads only the words that
+    # hold TeX, and the same word (`\TeX`, `{\LaTeX}`) is decoded once per import.
+    return " ".join(_decode_word(word) for word in _tex_words(_unwrap(value)))
+
+
+def _plain(value: str) -> str:
+    # What pylatexenc would do to text without TeX, without parsing it: skipping
+    # the parser is what makes thousands of entries a second possible.
+    for tex, text in (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”")):
+        value = value.replace(tex, text)
+    value = value.replace("{", "").replace("}", "").replace("~", " ")
+    return " ".join(value.split())
+
+
+@functools.lru_cache(maxsize=65536)
+def _decode_word(value: str) -> str:
+    if "\\" not in value and "$" not in value:
+        return _plain(value)
     decoder, walker_context = _decoder()
     # An unescaped % is a TeX comment, but in a .bib file it is meant literally.
     value = re.sub(r"(?<!\\)%", r"\\%", value)
+    value = _CHAR_CODE.sub(_char, _DIMENSION.sub("", value))
     try:
         text = decoder.latex_to_text(value, latex_context=walker_context)
     except Exception:  # pylatexenc is tolerant; keep the text if it ever gives up
         text = value
     return " ".join(text.split())
+
+
+_TEX_MARKS = re.compile(r"\\(?:[A-Za-z]+|.)|[{}$]|\s+", re.S)
+
+
+def _unwrap(value: str) -> str:
+    """The value without braces around all of it (`{{Title}}`), which print nothing."""
+    value = value.strip()
+    while value.startswith("{") and value.endswith("}"):
+        depth = 0
+        for mark in _TEX_MARKS.finditer(value):
+            depth += {"{": 1, "}": -1}.get(mark.group(), 0)
+            if depth == 0:
+                break
+        if mark.end() != len(value):
+            break  # `{A} and {B}`: the first brace closes before the end
+        value = value[1:-1].strip()
+    return value
+
+
+def _tex_words(value: str) -> list[str]:
+    """Split at spaces outside braces and math, except a space that ends a command's
+    name (`\\c c`, `\\raise .25ex`): each word then reads alone as it does in place."""
+    words, depth, math, start, command_end = [], 0, False, 0, -1
+    for mark in _TEX_MARKS.finditer(value):
+        text = mark.group()
+        if text == "{":
+            depth += 1
+        elif text == "}":
+            depth -= 1
+        elif text == "$":
+            math = not math
+        elif text[0] == "\\":
+            command_end = mark.end() if text[1:].isalpha() else -1
+        elif depth == 0 and not math and mark.start() != command_end:
+            words.append(value[start : mark.start()])
+            start = mark.end()
+    words.append(value[start:])
+    return words
 
 
 def _unescape_verbatim(value: str) -> str:
@@ -569,7 +712,8 @@ class Bibliographic:
     """What a publication record takes from one entry."""
 
     title: str
-    year: int | None
+    title_from: str  # "" when the entry has a title, else the field it came from
+    year: int | None  # None: the entry gives no year (printed "n.d.")
     month: int | None
     kind: str
     status: str
@@ -625,8 +769,10 @@ def bibliographic(entry: ParsedEntry) -> Bibliographic:
             status = value
             break
     url = f.get("url", "") or _url_in(howpublished)
+    title, title_from = _title(entry)
     return Bibliographic(
-        title=f.get("title", ""),
+        title=title,
+        title_from=title_from,
         year=year,
         month=month,
         kind=kind,
@@ -645,6 +791,34 @@ def bibliographic(entry: ParsedEntry) -> Bibliographic:
 
 
 _PREPRINTS = {"misc", "online", "unpublished", "electronic"}
+# What stands in for the title of an entry without one (valid BibTeX for @misc,
+# @booklet…), most telling first; then its journal issue, then its key.
+_TITLE_STAND_INS = ("booktitle", "howpublished", "note", "key")
+_STAND_IN_LENGTH = 200
+
+
+def _title(entry: ParsedEntry) -> tuple[str, str]:
+    """The entry's title, else what stands in for it and the field it came from."""
+    f = entry.fields
+    if f.get("title", "").strip():
+        return f["title"], ""
+    for name in _TITLE_STAND_INS:
+        if f.get(name, "").strip():
+            return _shortened(f[name]), name
+    journal = f.get("journal") or f.get("journaltitle", "")
+    if journal:
+        issue = f.get("volume", "") + (f"({f['number']})" if f.get("number") else "")
+        pages = f.get("pages", "")
+        return ", ".join(p for p in (f"{journal} {issue}".strip(), pages) if p), (
+            "journal"
+        )
+    return entry.key, "citation key"
+
+
+def _shortened(text: str) -> str:
+    if len(text) <= _STAND_IN_LENGTH:
+        return text
+    return text[:_STAND_IN_LENGTH].rsplit(" ", 1)[0] + "…"
 
 
 def _year_month(entry: ParsedEntry) -> tuple[int | None, int | None]:

@@ -81,7 +81,7 @@ def apa(publication) -> str:
     if publication.status == "accepted":
         when = "(in press)"
     else:
-        when = f"({publication.year})"
+        when = f"({publication.year_label})"
     title = publication.title.strip()
     if publication.status == "under_review":
         title += " [Manuscript under review]"

@@ -94,15 +94,12 @@ def to_csl(publication: Publication) -> dict:
         "type": CSL_TYPES.get(publication.kind, "document"),
         "title": publication.title,
         "author": [_csl_name(a) for a in publication.authorships.all()],
-        "issued": {
-            "date-parts": [
-                [publication.year, publication.month]
-                if publication.month
-                else [publication.year]
-            ]
-        },
         "citation-key": citation_key(publication),
     }
+    # No "issued" for an undated work: CSL styles print it as "n.d.".
+    if publication.year is not None:
+        date = [publication.year, publication.month][: 2 if publication.month else 1]
+        item["issued"] = {"date-parts": [date]}
     venue = publication.venue
     container = venue.name if venue else publication.venue_detail
     if container:
@@ -147,8 +144,9 @@ def _ris_record(publication: Publication) -> list[str]:
         lines.append(
             _ris_line("AU", ", ".join(p for p in (family, given, suffix) if p))
         )
-    lines.append(_ris_line("PY", str(publication.year)))
-    if publication.month:
+    if publication.year is not None:
+        lines.append(_ris_line("PY", str(publication.year)))
+    if publication.year is not None and publication.month:
         lines.append(_ris_line("DA", f"{publication.year}/{publication.month:02d}//"))
     container = (
         publication.venue.name if publication.venue else publication.venue_detail

@@ -1,4 +1,5 @@
 import django_filters
+from django.db.models import F
 
 from core.models import MAX_YEAR, MIN_YEAR
 from people.models import Person
@@ -20,7 +21,8 @@ SORTS = [
     ("title", "Title"),
 ]
 
-NEWEST = ("-year", "-month", "title", "pk")
+# Undated works last in either direction (NULL sorts differently per database).
+NEWEST = (F("year").desc(nulls_last=True), "-month", "title", "pk")
 
 
 class PublicationFilter(FacetedFilterSet):
@@ -66,8 +68,8 @@ class PublicationFilter(FacetedFilterSet):
 
     orders = {
         "newest": NEWEST,
-        "oldest": ("year", "month", "title", "pk"),
+        "oldest": (F("year").asc(nulls_last=True), "month", "title", "pk"),
         "title": ("title", "pk"),
     }
     default_order = NEWEST
-    relevance_then = ("-year", "title", "pk")
+    relevance_then = (F("year").desc(nulls_last=True), "title", "pk")

@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Prefetch
+from django.db.models import F, Prefetch
 
 from core.identifiers import ArxivIdField, DoiField, OpenAlexWorkField
 from core.models import (
@@ -82,7 +82,12 @@ class PublicationQuerySet(DirectoryQuerySet):
         return self.filter(selected=True)
 
     def newest_first(self) -> "PublicationQuerySet":
-        return self.order_by("-year", "-month", "title", "id")
+        return self.order_by(*NEWEST_FIRST)
+
+
+# Undated works ("n.d.") last, on every database: PostgreSQL puts NULL first when
+# descending, SQLite last.
+NEWEST_FIRST = (F("year").desc(nulls_last=True), "-month", "title", "id")
 
 
 class Publication(Provenance, models.Model):
@@ -116,7 +121,12 @@ class Publication(Provenance, models.Model):
     kind = models.CharField(
         max_length=30, choices=Kind.choices, default=Kind.CONFERENCE_PAPER
     )
-    year = models.PositiveSmallIntegerField(validators=year_validators)
+    year = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=year_validators,
+        help_text="Blank when the source gives none: shown as “n.d.”.",
+    )
     month = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(12)]
     )
@@ -194,13 +204,18 @@ class Publication(Provenance, models.Model):
         help_text="The file the record was imported from; re-importing that file "
         "updates it. Blank for records kept by hand.",
     )
+    needs_review = models.BooleanField(
+        default=False,
+        help_text="Set by an import that had to fill a gap of its source (a title "
+        "taken from another field); untick once checked.",
+    )
     topics = models.ManyToManyField(Topic, blank=True, related_name="publications")
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = PublicationQuerySet.as_manager()
 
     class Meta:
-        ordering = ["-year", "-month", "title", "id"]
+        ordering = NEWEST_FIRST
         indexes = [
             models.Index(fields=["year", "id"]),
             models.Index(fields=["status"]),
@@ -211,7 +226,7 @@ class Publication(Provenance, models.Model):
             ),
         ]
         constraints = [
-            year_range_constraint("year"),
+            year_range_constraint("year", nullable=True),
             models.CheckConstraint(
                 condition=models.Q(month__isnull=True)
                 | models.Q(month__gte=1, month__lte=12),
@@ -229,6 +244,11 @@ class Publication(Provenance, models.Model):
     @property
     def bibtex_text(self) -> str:
         return to_bibtex(self)
+
+    @property
+    def year_label(self) -> str:
+        """The year as printed: "n.d." (no date) when the source gives none."""
+        return "n.d." if self.year is None else str(self.year)
 
     @property
     def venue_label(self) -> str:

@@ -27,6 +27,8 @@ def _venue(publication) -> tuple[str, dict[str, Any] | None]:
 
 
 def publication_date(publication, separator: str = "-") -> str:
+    if publication.year is None:
+        return ""
     if publication.month:
         return f"{publication.year:04d}{separator}{publication.month:02d}"
     return f"{publication.year:04d}"
@@ -93,7 +95,8 @@ def scholar_meta(publication, absolute: Absolute) -> list[tuple[str, str]]:
     """Google Scholar's citation_* tags, as (name, content) pairs in order."""
     tags = [("citation_title", publication.title)]
     tags += [("citation_author", a.name) for a in publication.authorships.all()]
-    tags.append(("citation_publication_date", publication_date(publication, "/")))
+    if publication.year is not None:
+        tags.append(("citation_publication_date", publication_date(publication, "/")))
     container, title = _container(publication)
     if container and title:
         tags.append((container, title))

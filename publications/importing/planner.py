@@ -58,6 +58,7 @@ _OWNED_FIELDS = [
     "authors_complete",
     "bibtex",
     "citation_key",
+    "needs_review",
 ]
 _FILLED_FIELDS = ["month", "venue", "doi", "arxiv_id", "pages", "volume", "number"]
 
@@ -93,11 +94,11 @@ class Planner:
     def plan(self, entry: ParsedEntry) -> None:
         """Plan one entry, or report it skipped; raise InvalidEntry if it is invalid."""
         values = bibliographic(entry)
-        if not values.title:
-            self.report.skipped.append(SkippedEntry(entry.key, entry.line, "no title"))
-            return
-        if values.year is None:
-            raise InvalidEntry("no year (nor a date with one)")
+        if values.title_from:
+            entry.warnings.append(
+                f"line {entry.line}, {entry.key}: no title; its {values.title_from} "
+                f"stands in ({values.title!r}), marked for review"
+            )
         target, how = self.index.find(values, entry.key, self.source)
         if target is not None and target.entry is not None:
             first = target.entry
@@ -146,6 +147,7 @@ class Planner:
             source_file=self.source,
             source=Publication.Source.BIBTEX,
             source_id=entry.key,
+            needs_review=bool(values.title_from),
             slug="unset",
         )
         try:

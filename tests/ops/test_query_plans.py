@@ -94,3 +94,10 @@ def test_search_vectors_are_kept_in_the_row(document):
             [document._meta.db_table],
         )
         assert cursor.fetchone() == ("m",)
+
+
+def test_newest_first_with_undated_works_last_reads_its_index(lab):
+    factories.publication(title="Undated", year=None)
+    plan = Publication.objects.newest_first().values("pk")[:25].explain()
+    assert "publication_newest" in plan, plan
+    assert "Sort" not in plan, plan

@@ -199,3 +199,40 @@ def test_admin_orders_authors_by_position(admin_client_logged_in, db):
         < html.index("Second Author")
         < html.index("Third Author")
     )
+
+
+def test_imported_records_to_review_are_filtered_and_marked_reviewed(
+    admin_client_logged_in, db
+):
+    factories.publication(title="Checked by hand")
+    token = preview(admin_client_logged_in, "xampl_excerpt.bib").context["token"]
+    admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "0"})
+    changelist = "/admin/publications/publication/"
+    response = admin_client_logged_in.get(changelist, {"needs_review__exact": "1"})
+    assert {p.title for p in response.context["cl"].result_list} == {
+        "This is a minimal MISC entry",
+        "Volume 2 is listed under Knuth <cit.>",
+    }
+    flagged = Publication.objects.filter(needs_review=True)
+    response = admin_client_logged_in.post(
+        changelist,
+        {"action": "mark_reviewed", "_selected_action": [p.pk for p in flagged]},
+    )
+    assert response.status_code == 302
+    assert not Publication.objects.filter(needs_review=True).exists()
+
+
+def test_staff_who_may_only_view_cannot_mark_records_reviewed(
+    client, db, django_user_model
+):
+    paper = factories.publication(title="Unchecked", needs_review=True)
+    user = django_user_model.objects.create_user(
+        "viewer", password="a-long-test-password", is_staff=True
+    )
+    user.user_permissions.add(Permission.objects.get(codename="view_publication"))
+    client.force_login(user)
+    changelist = "/admin/publications/publication/"
+    assert b"Mark as reviewed" not in client.get(changelist).content
+    client.post(changelist, {"action": "mark_reviewed", "_selected_action": [paper.pk]})
+    paper.refresh_from_db()
+    assert paper.needs_review

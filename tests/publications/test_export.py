@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from publications.bibtex import parse_bibtex, to_bibtex
+from publications.citation import apa
 from publications.export import to_bibtex_list, to_csl, to_ris
 from publications.models import Authorship, Publication, Venue
 from publications.services import publication_import_bibtex
@@ -366,3 +367,17 @@ def test_exported_imports_reimport_to_the_same_records(client, db):
     report = publication_import_bibtex(text=text, source="export.bib")
     assert report.created == [] and report.updated == []
     assert snapshot() == before
+
+
+def test_an_undated_work_exports_without_a_date_and_cites_as_n_d(db):
+    paper = factories.publication(
+        title="Undated Work", year=None, month=None, authors=["Jane Doe"]
+    )
+    paper = Publication.objects.with_authors().get(pk=paper.pk)
+    entry = to_bibtex(paper)
+    assert "year" not in entry and "doe" + "nd" + "undated" in entry
+    [parsed] = parse_bibtex(entry).entries
+    assert parsed.fields["title"] == "Undated Work"
+    assert "issued" not in to_csl(paper)
+    assert "PY  -" not in to_ris([paper])
+    assert apa(paper) == "Doe, J. (n.d.). Undated Work."

@@ -42,3 +42,24 @@ def test_a_bad_page_number_shows_the_nearest_page(client, demo_lab):
 
 def test_unknown_publication_is_a_404(client, db):
     assert client.get("/publications/nope/").status_code == 404
+
+
+def test_an_undated_work_shows_n_d_and_lists_last_both_ways(client, db):
+    factories.publication(title="Dated Old", year=2001)
+    factories.publication(title="Undated", year=None, slug="undated")
+    factories.publication(title="Dated New", year=2024)
+    page = client.get("/publications/undated/").content.decode()
+    assert "<dt>Year</dt><dd>n.d.</dd>" in page
+    for sort, order in (
+        ("newest", ["Dated New", "Dated Old", "Undated"]),
+        ("oldest", ["Dated Old", "Dated New", "Undated"]),
+    ):
+        response = client.get("/publications/", {"sort": sort})
+        titles = [p.title for p in response.context["page_obj"].object_list]
+        assert titles == order
+    html = client.get("/publications/").content.decode()
+    assert '<span class="year">n.d.</span>' in html
+    # The year facet lists years only: undated works have no bucket of their own.
+    facets = client.get("/publications/").context["facets"]
+    [year] = [facet for facet in facets if facet.name == "year"]
+    assert [option.value for option in year.options] == ["2024", "2001"]
