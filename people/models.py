@@ -1,5 +1,6 @@
 import unicodedata
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from core.dates import DateRange
@@ -71,6 +72,10 @@ def profile_prefetches() -> list:
         "skills",
         "interests",
     ]
+
+
+# Paths under /people/ that are pages rather than profiles.
+RESERVED_SLUGS = {"network"}
 
 
 class PersonQuerySet(DirectoryQuerySet):
@@ -195,6 +200,12 @@ class Person(models.Model):
 
     def get_absolute_url(self) -> str:
         return slug_path("people:detail", self.slug)
+
+    def clean(self) -> None:
+        if self.slug in RESERVED_SLUGS:
+            raise ValidationError(
+                {"slug": f"“{self.slug}” is the address of a page of the site."}
+            )
 
     @property
     def native_name_lang(self) -> str:

@@ -3,7 +3,7 @@ from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 from django.utils.functional import SimpleLazyObject
 from django.views.generic import DetailView
 
@@ -12,7 +12,9 @@ from events.feeds import calendar_response
 from events.models import Event
 from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
+from people.network import coauthor_picture, group_picture
 from people.vcard import person_vcard as build_vcard
+from publications.charts import publications_per_year
 from publications.models import Publication
 from search.views import FacetedSearchView
 
@@ -74,8 +76,18 @@ class PersonDetailView(DetailView):
             data_version=self.data_version,
             news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
+            publication_years=SimpleLazyObject(
+                lambda: publications_per_year({"author": person.slug})
+            ),
+            coauthors=SimpleLazyObject(lambda: coauthor_picture(person)),
         )
         return context
+
+
+def person_network(request: HttpRequest) -> HttpResponse:
+    """The members who published most and the papers they wrote together."""
+    picture = remember(["group-network"], group_picture)
+    return render(request, "people/person_network.html", {"picture": picture})
 
 
 def person_calendar(request: HttpRequest, slug: str) -> HttpResponse:

@@ -1,0 +1,31 @@
+"""Publications per year, drawn from the year facet of the publications page so
+that the picture and the facet always show the same numbers."""
+
+from django.http import QueryDict
+from django.urls import reverse
+
+from core.charts import BarChart, year_bars
+from publications.filters import PublicationFilter
+from publications.models import Publication
+from search.facets import FacetResult
+from search.filters import as_query_dict
+
+
+def years_from_facet(facet: FacetResult, link_prefix: str = "") -> BarChart | None:
+    """Bars of the year facet's values; each links where its facet option does."""
+    options = [o for o in facet.options if o.count]
+    return year_bars(
+        [(int(o.value), o.count) for o in options],
+        url={int(o.value): link_prefix + o.url for o in options}.get,
+        selected=[int(o.value) for o in options if o.selected],
+    )
+
+
+def publications_per_year(params: dict | QueryDict) -> BarChart | None:
+    """What the publications page's year facet counts for the filters `params`,
+    with bars linking to that page."""
+    filterset = PublicationFilter(
+        as_query_dict(params), queryset=Publication.objects.with_authors()
+    )
+    [facet] = filterset.facet_results(["year"])
+    return years_from_facet(facet, link_prefix=reverse("publications:list"))
