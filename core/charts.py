@@ -259,7 +259,7 @@ def force_network(
     nodes: list[NodeData],
     links: Links,
     *,
-    width: int = 960,
+    width: int = 800,
     height: int | None = None,
     iterations: int = 300,
     seed: int = LAYOUT_SEED,

@@ -82,7 +82,7 @@ def test_force_layout_keeps_every_node_and_label_inside_the_picture():
     network = force_network(_nodes(50), {("m1", "m2"): 3, ("m2", "m3"): 1})
     assert len(network.nodes) == 50 and len(network.edges) == 2
     for node in network.nodes:
-        assert 0 < float(node.x) - float(node.r) and float(node.x) + float(node.r) < 960
+        assert 0 < float(node.x) - float(node.r) and float(node.x) + float(node.r) < 800
         assert (
             0 < float(node.y) - float(node.r) and float(node.label_y) < network.height
         )
