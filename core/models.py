@@ -191,6 +191,34 @@ class ExternalLink(models.Model):
         return self.label or self.url
 
 
+class Provenance(models.Model):
+    """Where a row came from, its id there, and when it was last read from there."""
+
+    class Source(models.TextChoices):
+        MANUAL = "manual", "Entered by hand"
+        LAB_FILE = "lab_file", "Lab file"
+        BIBTEX = "bibtex", "BibTeX"
+        ORCID = "orcid", "ORCID"
+        OPENALEX = "openalex", "OpenAlex"
+
+    source = models.CharField(
+        max_length=20, choices=Source.choices, default=Source.MANUAL
+    )
+    source_id = models.CharField(
+        "id at the source",
+        max_length=200,
+        blank=True,
+        help_text="The record's id there: an ORCID put-code, an OpenAlex work id, "
+        "a BibTeX key.",
+    )
+    retrieved_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the row was last read from its source."
+    )
+
+    class Meta:
+        abstract = True
+
+
 class SearchTerm(models.Model):
     """A word that occurs in some document: the vocabulary for "did you mean"."""
 

@@ -4,10 +4,12 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from core.dates import DateRange
+from core.identifiers import OpenAlexAuthorField, OrcidField
 from core.models import (
     DirectoryQuerySet,
     ExternalLink,
     Organization,
+    Provenance,
     Topic,
     year_range_constraint,
     year_validators,
@@ -173,6 +175,19 @@ class Person(models.Model):
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.CURRENT
     )
+    orcid = OrcidField(
+        "ORCID iD",
+        blank=True,
+        help_text="As 0000-0002-1825-0097; a pasted https://orcid.org/ link is "
+        "shortened.",
+    )
+    openalex_id = OpenAlexAuthorField(
+        "OpenAlex author id",
+        max_length=20,
+        blank=True,
+        db_index=True,
+        help_text="As A5023888391; a pasted https://openalex.org/ link is shortened.",
+    )
     topics = models.ManyToManyField(
         Topic, blank=True, related_name="people", verbose_name="research interests"
     )
@@ -184,6 +199,14 @@ class Person(models.Model):
         ordering = ["family_name", "given_name"]
         verbose_name_plural = "people"
         indexes = [models.Index(fields=["status", "role"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["orcid"],
+                condition=~models.Q(orcid=""),
+                name="person_orcid_unique",
+                violation_error_message="Another member has this ORCID iD.",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.display_name
@@ -274,7 +297,7 @@ class ResearchArea(models.Model):
         return _lines(self.items)
 
 
-class Education(DateRange):
+class Education(DateRange, Provenance):
     person = models.ForeignKey(
         Person, on_delete=models.CASCADE, related_name="education"
     )
@@ -311,7 +334,7 @@ class Education(DateRange):
         return _lines(self.notes)
 
 
-class Experience(DateRange):
+class Experience(DateRange, Provenance):
     class Kind(models.TextChoices):
         POSITION = "position", "Position"
         INTERNSHIP = "internship", "Internship"

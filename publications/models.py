@@ -1,10 +1,13 @@
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Prefetch
 
+from core.identifiers import ArxivIdField, DoiField, OpenAlexWorkField
 from core.models import (
     DirectoryQuerySet,
     ExternalLink,
+    Provenance,
     Topic,
     year_range_constraint,
     year_validators,
@@ -12,6 +15,28 @@ from core.models import (
 from core.paths import slug_path
 from publications.bibtex import to_bibtex
 from search.models import SearchDocument
+
+
+def validate_put_codes(value: object) -> None:
+    """Accept a list of ORCID put-codes: positive whole numbers."""
+    if not isinstance(value, list) or not all(
+        type(code) is int and code > 0 for code in value
+    ):
+        raise ValidationError("Put-codes are a list of positive whole numbers.")
+
+
+def validate_counts_by_year(value: object) -> None:
+    """Accept a list of {"year": …, "cited_by_count": …} with whole numbers."""
+    ok = isinstance(value, list) and all(
+        isinstance(row, dict)
+        and set(row) == {"year", "cited_by_count"}
+        and all(type(number) is int and number >= 0 for number in row.values())
+        for row in value
+    )
+    if not ok:
+        raise ValidationError(
+            'Counts by year are a list of {"year": 2024, "cited_by_count": 3}.'
+        )
 
 
 class Venue(models.Model):
@@ -60,7 +85,7 @@ class PublicationQuerySet(DirectoryQuerySet):
         return self.order_by("-year", "-month", "title", "id")
 
 
-class Publication(models.Model):
+class Publication(Provenance, models.Model):
     class Status(models.TextChoices):
         PUBLISHED = "published", "Published"
         ACCEPTED = "accepted", "Accepted"
@@ -119,9 +144,41 @@ class Publication(models.Model):
         default=True, help_text="Untick when the source names only some of the authors."
     )
     summary = models.TextField(blank=True)
+    abstract = models.TextField(
+        blank=True, help_text="The work's own abstract, as its source gives it."
+    )
     key_results = models.TextField(blank=True)
-    doi = models.CharField("DOI", max_length=200, blank=True)
-    arxiv_id = models.CharField("arXiv id", max_length=40, blank=True)
+    doi = DoiField(
+        "DOI",
+        max_length=200,
+        blank=True,
+        db_index=True,
+        help_text="As 10.1145/3531146.3533088; a pasted https://doi.org/ link is "
+        "shortened.",
+    )
+    arxiv_id = ArxivIdField("arXiv id", max_length=40, blank=True, db_index=True)
+    openalex_id = OpenAlexWorkField(
+        "OpenAlex work id", max_length=20, blank=True, db_index=True
+    )
+    orcid_put_codes = models.JSONField(
+        "ORCID put-codes",
+        default=list,
+        blank=True,
+        validators=[validate_put_codes],
+        help_text="The work's ids in its authors' ORCID records.",
+    )
+    cited_by_count = models.PositiveIntegerField(
+        "cited by", null=True, blank=True, help_text="Citations, as OpenAlex counts."
+    )
+    counts_by_year = models.JSONField(
+        default=list,
+        blank=True,
+        validators=[validate_counts_by_year],
+        help_text="Citations per year, as OpenAlex counts.",
+    )
+    citations_retrieved_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the citation counts were read."
+    )
     pages = models.CharField(max_length=40, blank=True)
     volume = models.CharField(max_length=40, blank=True)
     number = models.CharField(max_length=40, blank=True)
@@ -131,7 +188,7 @@ class Publication(models.Model):
     citation_key = models.CharField(
         max_length=200, blank=True, help_text="The key of the source's BibTeX entry."
     )
-    source = models.CharField(
+    source_file = models.CharField(
         max_length=200,
         blank=True,
         help_text="The file the record was imported from; re-importing that file "
@@ -147,7 +204,7 @@ class Publication(models.Model):
         indexes = [
             models.Index(fields=["year", "id"]),
             models.Index(fields=["status"]),
-            models.Index(fields=["source", "citation_key"]),
+            models.Index(fields=["source_file", "citation_key"]),
             # The default "newest first" order: pages read it without sorting.
             models.Index(
                 fields=["-year", "-month", "title", "id"], name="publication_newest"

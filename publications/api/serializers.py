@@ -158,7 +158,9 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
     @staticmethod
     def queryset() -> QuerySet:
         # Not shown in the API (the raw BibTeX kept from an import can be long).
-        shown = Publication.objects.select_related("venue").defer("bibtex", "source")
+        shown = Publication.objects.select_related("venue").defer(
+            "bibtex", "source_file"
+        )
         return shown.annotate(
             author_rows=json_rows(
                 Authorship.objects, "publication", AuthorRowsField.columns

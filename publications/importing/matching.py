@@ -34,7 +34,7 @@ class Target:
     pages: str
     doi: str
     arxiv_id: str
-    source: str
+    source_file: str
     entry: ParsedEntry | None = None  # set when this file creates it
 
     @classmethod
@@ -53,7 +53,7 @@ class Target:
             pages=values.pages,
             doi=values.doi,
             arxiv_id=values.arxiv_id,
-            source=source,
+            source_file=source,
             entry=entry,
         )
 
@@ -73,7 +73,7 @@ class RecordIndex:
         index = cls()
         for row in Publication.objects.values(
             "pk", "title", "year", "venue_id", "volume", "number", "pages", "doi",
-            "arxiv_id", "source", "citation_key",
+            "arxiv_id", "source_file", "citation_key",
         ):  # fmt: skip
             key = row.pop("citation_key")
             row["venue_label"] = venue_labels.get(row["venue_id"], ("", ""))
@@ -86,7 +86,7 @@ class RecordIndex:
         if target.arxiv_id:
             self.by_arxiv.setdefault(_arxiv_key(target.arxiv_id), target)
         if citation_key:
-            self.by_key.setdefault((target.source, citation_key), target)
+            self.by_key.setdefault((target.source_file, citation_key), target)
         self.by_title[(fold(target.title), target.year)].append(target)
 
     def find(

@@ -143,7 +143,9 @@ class Planner:
             authors_complete=entry.authors_complete,
             bibtex=entry.text,
             citation_key=entry.key,
-            source=self.source,
+            source_file=self.source,
+            source=Publication.Source.BIBTEX,
+            source_id=entry.key,
             slug="unset",
         )
         try:
@@ -226,7 +228,7 @@ class Planner:
         # nothing new: it must not be kept as the record's source BibTeX.
         exported = [
             pk for pk, row in self.rows.items()
-            if not row["bibtex"] and row["source"] != self.source
+            if not row["bibtex"] and row["source_file"] != self.source
         ]  # fmt: skip
         self.exports = {
             p.pk: to_bibtex(p).strip()
@@ -262,7 +264,7 @@ class Planner:
         if venue is not None and plan.venue_text not in ("", venue.name):
             new.venue_detail = plan.venue_text[:300]
         pk = row["id"]
-        owned = bool(self.source) and row["source"] == self.source
+        owned = bool(self.source) and row["source_file"] == self.source
         ours = self.exports.get(pk) == plan.entry.text.strip()
         changes = self._field_changes(row, new, owned=owned, ours=ours)
         authors = self._author_changes(plan, pk, owned)

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import connection
+from django.db import connection, models
 from django.db.models import Max
 from django.utils import timezone
 
@@ -119,14 +119,21 @@ def _link_row(publication_id: int, url: str, position: int) -> tuple:
 def _insert_publications(publications: list[Publication], now: datetime) -> None:
     """Insert validated publications and give each its new primary key."""
     fields = [f for f in Publication._meta.concrete_fields if not f.primary_key]
-    stamp = connection.ops.adapt_datetimefield_value(now)
+    # Timestamps and JSON need the database's form; other values are stored as is.
+    adapted = {
+        f.attname
+        for f in fields
+        if isinstance(f, models.DateTimeField | models.JSONField)
+    }
     for publication in publications:
-        publication.updated_at = now
+        publication.updated_at = publication.retrieved_at = now
         # Venues saved since the plan lend their ids, as save() would do.
         publication.venue_id = publication.venue.pk if publication.venue else None
     rows = [
         tuple(
-            stamp if f.attname == "updated_at" else getattr(p, f.attname)
+            f.get_db_prep_save(getattr(p, f.attname), connection)
+            if f.attname in adapted
+            else getattr(p, f.attname)
             for f in fields
         )
         for p in publications

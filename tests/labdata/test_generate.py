@@ -126,7 +126,7 @@ def table_digests() -> dict[str, str]:
         fields = [
             f.attname
             for f in model._meta.concrete_fields
-            if not isinstance(f, DateTimeField)
+            if not isinstance(f, DateTimeField) and f.attname not in LATER_COLUMNS
         ]
         rows = list(model.objects.order_by("pk").values_list(*fields))
         first = rows[0][0] if rows else 0
@@ -135,6 +135,13 @@ def table_digests() -> dict[str, str]:
         digests[model._meta.db_table] = digest[:16]
     return digests
 
+
+# Columns added after the digests were taken: the generator leaves them at their
+# defaults, and the digests compare only what it writes.
+LATER_COLUMNS = {
+    "orcid", "openalex_id", "source", "source_id", "abstract", "orcid_put_codes",
+    "cited_by_count", "counts_by_year",
+}  # fmt: skip
 
 # Digests of what the generator wrote before it was split into one function per
 # table (labdata/generate.py at 3bbf214): the same seed must keep giving them.

@@ -469,7 +469,7 @@ publications:
     authors_complete: false
     summary: Sum
     key_results: Results
-    doi: 10.1/engine
+    doi: 10.1234/engine
     arxiv_id: '2401.00001'
     pages: 1-10
     volume: '1'

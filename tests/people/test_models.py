@@ -99,3 +99,63 @@ def test_a_position_title_that_repeats_the_role_is_shown_once():
     )
     assert same.titles == ["Senior research scientist"]
     assert other.titles == ["PhD student", "2nd-year Ph.D., Computer Science"]
+
+
+@pytest.mark.django_db
+def test_orcid_pasted_as_a_link_is_stored_in_its_short_form():
+    person = factories.person()
+    person.orcid = "https://orcid.org/0000-0002-1825-0097"
+    person.full_clean()
+    person.save()
+    person.refresh_from_db()
+    assert person.orcid == "0000-0002-1825-0097"
+
+
+@pytest.mark.django_db
+def test_orcid_with_a_wrong_check_digit_is_refused_and_not_saved():
+    person = factories.person()
+    person.orcid = "0000-0002-1825-0098"
+    with pytest.raises(ValidationError) as error:
+        person.full_clean()
+    assert "check digit" in str(error.value.message_dict["orcid"])
+    with pytest.raises(ValidationError), transaction.atomic():
+        person.save()
+    person.refresh_from_db()
+    assert person.orcid == ""
+
+
+@pytest.mark.django_db
+def test_orcid_is_unique_but_many_members_may_have_none():
+    factories.person(orcid="0000-0002-1825-0097")
+    factories.person(), factories.person()
+    other = Person(
+        given_name="B",
+        family_name="C",
+        display_name="B C",
+        slug="b-c",
+        role="postdoc",
+        orcid="https://orcid.org/0000-0002-1825-0097",
+    )
+    with pytest.raises(ValidationError, match="Another member has this ORCID iD"):
+        other.full_clean()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        other.save()
+
+
+@pytest.mark.django_db
+def test_openalex_author_id_is_shortened_and_must_name_an_author():
+    person = factories.person(openalex_id="https://openalex.org/A5023888391")
+    person.refresh_from_db()
+    assert person.openalex_id == "A5023888391"
+    person.openalex_id = "W2741809807"
+    with pytest.raises(ValidationError, match="OpenAlex id"):
+        person.full_clean()
+
+
+@pytest.mark.django_db
+def test_education_and_experience_rows_default_to_entered_by_hand():
+    person = factories.person()
+    row = Education.objects.create(
+        person=person, organization=factories.organization(), degree="PhD"
+    )
+    assert (row.source, row.source_id, row.retrieved_at) == ("manual", "", None)

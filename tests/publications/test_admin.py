@@ -50,7 +50,7 @@ def test_confirm_imports_the_previewed_file(admin_client_logged_in, db):
     response = admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "0"})
     assert response.status_code == 302
     assert response["Location"] == "/admin/publications/publication/"
-    assert Publication.objects.filter(source="macros.bib").count() == 4
+    assert Publication.objects.filter(source_file="macros.bib").count() == 4
     page = admin_client_logged_in.get(response["Location"]).content.decode()
     assert "Imported macros.bib: 4 created" in page
     assert LogEntry.objects.filter(change_message="Imported from BibTeX.").count() == 4

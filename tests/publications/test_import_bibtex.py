@@ -442,7 +442,8 @@ def test_records_are_matched_by_doi_then_arxiv_id_whatever_the_title(db):
     by_arxiv.refresh_from_db()
     # Kept by hand: blanks are filled, curated values stay.
     assert by_doi.title == "Old Title" and by_doi.venue.name == "Journal of Identity"
-    assert by_arxiv.title == "Preprint" and by_arxiv.arxiv_id == "2401.01234v2"
+    # A version suffix names a revision, not the work: the id is kept without it.
+    assert by_arxiv.title == "Preprint" and by_arxiv.arxiv_id == "2401.01234"
 
 
 def test_a_record_kept_by_hand_only_has_its_blanks_filled(members):
@@ -456,7 +457,7 @@ def test_a_record_kept_by_hand_only_has_its_blanks_filled(members):
     )
     report = run("names.bib")
     curated.refresh_from_db()
-    assert curated.summary == "Our words." and curated.source == ""
+    assert curated.summary == "Our words." and curated.source_file == ""
     assert [item.key for item in report.updated] == ["members2021"]
     people = [a.person_id for a in curated.authorships.order_by("position")]
     assert people == [
@@ -600,7 +601,7 @@ def test_command_imports_a_file_and_prints_a_summary(members):
         out.getvalue()
     )
     assert "\r[" not in out.getvalue()  # no progress bar when not a terminal
-    assert Publication.objects.filter(source="names.bib").count() == 3
+    assert Publication.objects.filter(source_file="names.bib").count() == 3
 
 
 def test_command_with_person_reports_entries_without_them(members):
