@@ -65,14 +65,18 @@ class PersonDetailView(DetailView):
                 Event.objects.for_lists().filter(people=person).order_by("-date", "-id")
             )
         )
+        # The count and the citations in all, in one query remembered per version.
+        summary = SimpleLazyObject(
+            lambda: remember(
+                ["profile-publication-summary", person.pk],
+                publications.citation_summary,
+            )
+        )
         context.update(
             # A long list continues on the faceted publications page.
             publications=publications.newest_first()[:PROFILE_PUBLICATIONS],
-            publication_count=SimpleLazyObject(
-                lambda: remember(
-                    ["profile-publication-count", person.pk], publications.count
-                )
-            ),
+            publication_count=SimpleLazyObject(lambda: summary["count"]),
+            citations=summary,
             data_version=self.data_version,
             news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),

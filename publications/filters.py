@@ -1,11 +1,14 @@
 import django_filters
+from django.db.models import F
 
+from core.identifiers import normalise_doi
 from core.models import MAX_YEAR, MIN_YEAR
 from people.models import Person
 from publications.models import Publication, Venue
 from search.facets import Facet, topic_facet
 from search.filters import (
     FacetedFilterSet,
+    IdentifierFilter,
     RelatedFilter,
     SearchFilter,
     SortFilter,
@@ -18,6 +21,7 @@ SORTS = [
     ("newest", "Newest"),
     ("oldest", "Oldest"),
     ("title", "Title"),
+    ("cited", "Most cited"),
 ]
 
 NEWEST = ("-year", "-month", "title", "pk")
@@ -42,6 +46,7 @@ class PublicationFilter(FacetedFilterSet):
     )
     author = RelatedFilter(Person, "authorships__person", label="Member")
     selected = django_filters.BooleanFilter(field_name="selected")
+    doi = IdentifierFilter(normalise_doi, label="DOI")
     sort = SortFilter(SORTS)
 
     facets = {
@@ -61,13 +66,16 @@ class PublicationFilter(FacetedFilterSet):
         model = Publication
         fields = [
             "q", "topic", "year", "year_from", "year_to", "venue", "status", "kind",
-            "author", "selected", "sort",
+            "author", "selected", "doi", "sort",
         ]  # fmt: skip
 
     orders = {
         "newest": NEWEST,
         "oldest": ("year", "month", "title", "pk"),
         "title": ("title", "pk"),
+        # Unknown counts last on every database (PostgreSQL puts NULL first in
+        # descending order, SQLite last).
+        "cited": (F("cited_by_count").desc(nulls_last=True), *NEWEST),
     }
     default_order = NEWEST
     relevance_then = ("-year", "title", "pk")
