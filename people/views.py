@@ -14,7 +14,7 @@ from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
 from people.network import coauthor_picture, group_picture
 from people.vcard import person_vcard as build_vcard
-from publications.charts import publications_per_year
+from publications.charts import citations_per_year, publications_per_year
 from publications.models import Publication
 from search.views import FacetedSearchView
 
@@ -82,6 +82,11 @@ class PersonDetailView(DetailView):
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
             publication_years=SimpleLazyObject(
                 lambda: publications_per_year({"author": person.slug})
+            ),
+            citation_years=SimpleLazyObject(
+                lambda: citations_per_year(
+                    publications.values_list("counts_by_year", flat=True)
+                )
             ),
             coauthors=SimpleLazyObject(lambda: coauthor_picture(person)),
         )

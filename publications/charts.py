@@ -1,10 +1,15 @@
 """Publications per year, drawn from the year facet of the publications page so
-that the picture and the facet always show the same numbers."""
+that the picture and the facet always show the same numbers; citations per year,
+from the counts their source gave."""
+
+from collections import Counter
+from collections.abc import Iterable
 
 from django.http import QueryDict
 from django.urls import reverse
 
 from core.charts import BarChart, year_bars
+from core.models import MAX_YEAR, MIN_YEAR
 from publications.filters import PublicationFilter
 from publications.models import Publication
 from search.facets import FacetResult
@@ -29,3 +34,13 @@ def publications_per_year(params: dict | QueryDict) -> BarChart | None:
     )
     [facet] = filterset.facet_results(["year"])
     return years_from_facet(facet, link_prefix=reverse("publications:list"))
+
+
+def citations_per_year(counts: Iterable[list[dict]]) -> BarChart | None:
+    """Citations per year summed over records' `counts_by_year` (None without any)."""
+    totals: Counter[int] = Counter()
+    for rows in counts:
+        for row in rows or []:
+            if MIN_YEAR <= row["year"] <= MAX_YEAR:  # a stray year would span ages
+                totals[row["year"]] += row["cited_by_count"]
+    return year_bars(totals.items()) if totals else None

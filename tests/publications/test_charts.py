@@ -120,3 +120,38 @@ def test_pictures_cost_the_topic_page_a_fixed_number_of_queries(
     with django_assert_max_num_queries(len(few.captured_queries)):
         response = client.get("/topics/efficiency/")
     assert "2001: 20 publications" in response.content.decode()
+
+
+def test_citations_per_year_are_drawn_where_counts_exist(client, db):
+    member = factories.person(slug="cited")
+    counted = factories.publication(
+        authors=[member],
+        slug="counted",
+        counts_by_year=[
+            {"year": 2023, "cited_by_count": 4},
+            {"year": 2025, "cited_by_count": 10},
+            {"year": 0, "cited_by_count": 99},  # outside the years a paper can have
+        ],
+        cited_by_count=14,
+    )
+    factories.publication(
+        authors=[member], counts_by_year=[{"year": 2025, "cited_by_count": 1}]
+    )
+    factories.publication(authors=[member], slug="uncounted")
+    html = client.get(counted.get_absolute_url()).content.decode()
+    assert _chart_rows(html, "publication-citations") == {2025: 10, 2023: 4}
+    assert "14 citations from 2023 to 2025; the most in 2025 (10)." in html
+    assert (
+        'id="publication-citations'
+        not in client.get("/publications/uncounted/").content.decode()
+    )
+    # A profile sums its papers' counts year by year.
+    profile = client.get("/people/cited/").content.decode()
+    assert _chart_rows(profile, "profile-citations") == {2025: 11, 2023: 4}
+
+
+def _chart_rows(html: str, chart_id: str) -> dict[int, int]:
+    start = html.index(f'aria-labelledby="{chart_id}-caption"')
+    figure = html[start : html.index("</figure>", start)]
+    rows = re.findall(r'<th scope="row">(\d{4})</th><td>(\d+)</td>', figure)
+    return {int(year): int(n) for year, n in rows}
