@@ -311,6 +311,11 @@ def force_network(
             pos[i][0] += sx / length * move
             pos[i][1] += sy / length * move
         temperature = 0.1 * (1 - (step + 1) / iterations) + 0.002
+    spread = max(
+        max(p[0] for p in pos) - min(p[0] for p in pos),
+        max(p[1] for p in pos) - min(p[1] for p in pos),
+    )
+    _keep_apart(pos, 0.6 * spread / math.sqrt(n))
     # Scaled alike in both directions (distances keep their meaning), centred.
     xs, ys = [p[0] for p in pos], [p[1] for p in pos]
     room_x, room_y = width - 2 * 90, height - 2 * 30 - 14
@@ -326,6 +331,30 @@ def force_network(
         r = _radius(data.weight, top_weight)
         drawn.append(_node(data, x, y, r, None, False))
     return Network(width, height, drawn, _edges(links, at))
+
+
+def _keep_apart(pos: list[list[float]], gap: float, rounds: int = 50) -> None:
+    """Push apart nodes closer than `gap` (strong links pull groups into a knot
+    whose labels would cover each other)."""
+    n = len(pos)
+    for _ in range(rounds):
+        moved = False
+        for i in range(n):
+            for j in range(i + 1, n):
+                dx, dy = pos[i][0] - pos[j][0], pos[i][1] - pos[j][1]
+                d = math.hypot(dx, dy)
+                if d >= gap:
+                    continue
+                if d < 1e-9:  # the same place: part them along a fixed direction
+                    dx, dy, d = 1e-3, 0.0, 1e-3
+                push = (gap - d) / 2 / d
+                pos[i][0] += dx * push
+                pos[i][1] += dy * push
+                pos[j][0] -= dx * push
+                pos[j][1] -= dy * push
+                moved = True
+        if not moved:
+            return
 
 
 @dataclass(frozen=True)

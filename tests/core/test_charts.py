@@ -187,3 +187,17 @@ def test_the_same_data_draws_the_same_bytes_in_another_process():
         outputs.append(json.loads(result.stdout))
     assert outputs[0] == outputs[1] == _render_all()
     assert outputs[0].count("<svg") == 4
+
+
+def test_force_layout_keeps_a_tightly_linked_group_apart_enough_to_read():
+    """Five members who wrote everything together among 45 who wrote alone."""
+    nodes = _nodes(50)
+    links = {(f"m{i}", f"m{j}"): 40 for i in range(5) for j in range(i + 1, 5)}
+    network = force_network(nodes, links)
+    at = [(float(n.x), float(n.y)) for n in network.nodes]
+    closest = min(
+        ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5
+        for i, (ax, ay) in enumerate(at)
+        for bx, by in at[i + 1 :]
+    )
+    assert closest >= 30
