@@ -84,6 +84,22 @@ def normalise_arxiv_id(value: str) -> str:
     return match.group(1)
 
 
+def orcid_url(orcid: str) -> str:
+    return f"https://orcid.org/{orcid}"
+
+
+def doi_url(doi: str) -> str:
+    return f"https://doi.org/{doi}"
+
+
+def openalex_url(openalex_id: str) -> str:
+    return f"https://openalex.org/{openalex_id}"
+
+
+def arxiv_url(arxiv_id: str) -> str:
+    return f"https://arxiv.org/abs/{arxiv_id}"
+
+
 class IdentifierField(models.CharField):
     """Text stored in the canonical form `normalise` returns; blank allowed."""
 

@@ -219,6 +219,10 @@ class Provenance(models.Model):
         abstract = True
 
 
+# Shown read-only in the admin: importers set them, people do not.
+PROVENANCE_FIELDS = ("source", "source_id", "retrieved_at")
+
+
 class SearchTerm(models.Model):
     """A word that occurs in some document: the vocabulary for "did you mean"."""
 

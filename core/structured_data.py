@@ -59,3 +59,18 @@ def person_ref(name: str, person, absolute: Absolute) -> dict[str, Any]:
             "url": absolute(person.get_absolute_url()) if person else "",
         }
     )
+
+
+def identified(
+    ids: list[tuple[str, str, str]], same_as: list[str] | None = None
+) -> dict[str, Any]:
+    """`sameAs` and `identifier` (PropertyValues) of (scheme, id, URL) triples;
+    blank ids are left out, and `same_as` URLs follow the ids' own."""
+    given = [(scheme, value, url) for scheme, value, url in ids if value]
+    return {
+        "sameAs": list(dict.fromkeys([*(url for *_, url in given), *(same_as or [])])),
+        "identifier": [
+            {"@type": "PropertyValue", "propertyID": scheme, "value": value, "url": url}
+            for scheme, value, url in given
+        ],
+    }

@@ -19,6 +19,7 @@ urlpatterns = [
     path("people/", include("people.urls")),
     path("publications/", include("publications.urls")),
     path("events/", include("events.urls")),
+    path("topics/", views.topic_list, name="topic-list"),
     path("topics/<slug:slug>/", views.topic_detail, name="topic-detail"),
     path("search/", views.search, name="search"),
     path("", include("directory.meta_urls")),

@@ -1,6 +1,8 @@
 import sys
 from urllib.parse import urlencode
 
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -9,13 +11,15 @@ from django.views.defaults import page_not_found
 from django.views.defaults import server_error as site_server_error
 from django.views.generic import TemplateView
 
-from core.cache import data_version
-from core.models import Topic
+from core.cache import data_version, remember
+from core.charts import TileData, treemap
+from core.models import Topic, TopicClosure
 from core.unavailable import DATABASE_ERRORS, service_unavailable
 from events.filters import EventFilter
 from events.models import Event
 from people.filters import PersonFilter
 from people.models import Person
+from publications.charts import publications_per_year
 from publications.filters import PublicationFilter
 from publications.models import Publication
 from search.engines import get_engine
@@ -69,8 +73,69 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "publication_count": publications.count(),
         "events": events.order_by("-date", "-pk")[:TOPIC_LIST_SIZE],
         "event_count": events.count(),
+        "publication_years": publications_per_year({"topic": topic.slug}),
     }
     return render(request, "directory/topic_detail.html", context)
+
+
+def _subtree_count(relation: str) -> Coalesce:
+    """How many distinct records along `relation` a topic and its subtopics have."""
+    counts = (
+        TopicClosure.objects.filter(ancestor=OuterRef("pk"))
+        .values("ancestor")
+        .annotate(n=Count(f"descendant__{relation}", distinct=True))
+        .values("n")
+    )
+    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+def topic_map() -> dict:
+    """Every topic with its people and papers (subtopics included), in tree order,
+    and the first two levels of the tree as treemaps sized by each."""
+    topics = list(
+        Topic.objects.annotate(
+            people_count=_subtree_count("people"),
+            publication_count=_subtree_count("publications"),
+        ).order_by("name", "pk")
+    )
+    children: dict[int | None, list[Topic]] = {}
+    for topic in topics:
+        children.setdefault(topic.parent_id, []).append(topic)
+    rows = []
+
+    def walk(parent: int | None, depth: int) -> None:
+        for topic in children.get(parent, []):
+            rows.append((depth, topic))
+            walk(topic.pk, depth + 1)
+
+    walk(None, 0)
+
+    def tiles(measure: str) -> list:
+        def tile(topic: Topic, below: tuple = ()) -> TileData:
+            value = getattr(topic, measure)
+            return TileData(
+                topic.slug, topic.name, value, topic.get_absolute_url(), below
+            )
+
+        return treemap(
+            [
+                tile(root, tuple(tile(c) for c in children.get(root.pk, [])))
+                for root in children.get(None, [])
+            ]
+        )
+
+    return {
+        "rows": rows,
+        "by_publications": tiles("publication_count"),
+        "by_people": tiles("people_count"),
+    }
+
+
+def topic_list(request: HttpRequest) -> HttpResponse:
+    """Every topic, mapped by its papers and its people."""
+    return render(
+        request, "directory/topic_list.html", remember(["topic-map"], topic_map)
+    )
 
 
 def search(request: HttpRequest) -> HttpResponse:

@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import Prefetch
 
 from core.dates import iso_partial
-from core.models import Topic
+from core.models import Provenance, Topic
 from events.models import Event
 from labdata import writer
 from labdata.sections import (
@@ -117,6 +117,13 @@ class _Exporter:
                 value = value or None
             case Kind.LINES:
                 value = writer.lines(value)
+            case Kind.STAMP:
+                value = Quoted(value.isoformat()) if value else None
+            case Kind.DATA:
+                value = writer.data(value)
+            case Kind.SOURCE:
+                # The file itself is the source of what it states.
+                value = None if value == Provenance.Source.LAB_FILE else value
             case Kind.REF:
                 value = self._slug(field.target, value)
             case Kind.REFS:

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
-from core.models import Topic
+from core.models import Provenance, Topic
 from core.validation import validation_messages
 from labdata import reader
 from labdata.reader import LabFileError, Records, Sources
@@ -189,11 +189,15 @@ class _Loader:
             values[field.name] = reader.lines(record, field.key)
         for field in section.of(Kind.FLAG):
             values[field.name] = bool(record.get(field.key, False))
+        for field in section.of(Kind.SOURCE):
+            # A row the file states comes from the file, unless it names another.
+            source = record.get(field.key) or Provenance.Source.LAB_FILE
+            values[field.name] = source
         return values
 
     def _plain(self, section: Section, record: dict) -> dict[str, Any]:
         """Return the record's values and numbers; clear_missing blanks the rest."""
-        fields = list(section.of(Kind.VALUE, Kind.NUMBER))
+        fields = list(section.of(Kind.VALUE, Kind.NUMBER, Kind.STAMP, Kind.DATA))
         model = section.model._meta
         if section.as_written:
             return {
@@ -308,8 +312,15 @@ class _Loader:
 
 
 def _as_read(field: Field, value: Any) -> Any:
-    """Return a null as blank text, except for a number, which may be unknown."""
-    return "" if value is None and field.kind is Kind.VALUE else value
+    """Return a null as blank text or an empty list; a number may stay unknown."""
+    match field.kind:
+        case Kind.VALUE:
+            return "" if value is None else value
+        case Kind.DATA:
+            return [] if value is None else value
+        case Kind.STAMP:
+            return reader.timestamp(field.key, value)
+    return value
 
 
 def _has(model: type[models.Model], field: str) -> bool:

@@ -1,5 +1,6 @@
 """Read lab files: YAML sections merged by slug, and the format's values parsed."""
 
+import datetime
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,26 @@ def period(record: dict, owner: str) -> dict[str, Any]:
         values[f"{key}_date"] = date
         values[f"{key}_precision"] = precision
     return values
+
+
+def timestamp(key: str, value: Any) -> datetime.datetime | None:
+    """Return a date and time with its offset; YAML may have parsed it already."""
+    if value in (None, ""):
+        return None
+    try:
+        stamp = (
+            value
+            if isinstance(value, datetime.datetime)
+            else datetime.datetime.fromisoformat(str(value))
+        )
+    except ValueError:
+        stamp = None
+    if stamp is None or stamp.utcoffset() is None:
+        raise LabFileError(
+            f"{key}: {value!r} is not a date and time with its offset, "
+            "such as 2025-11-30T08:15:00+00:00"
+        )
+    return stamp
 
 
 def event_dates(record: dict) -> dict[str, Any]:

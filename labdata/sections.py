@@ -20,6 +20,9 @@ from publications.models import Authorship, Publication, PublicationLink, Venue
 class Kind(enum.Enum):
     VALUE = "a value as written; null is blank"
     NUMBER = "a number as written; null stays null"
+    STAMP = "a date and time with its UTC offset (ISO 8601); null stays null"
+    DATA = "a list as written, of numbers or of mappings"
+    SOURCE = "where a row came from: a Provenance.Source, lab_file when left out"
     FLAG = "true, or left out for false"
     LINES = "a list of strings, kept as one text of lines"
     PERIOD = "start, end and ongoing: the partial dates of a DateRange"
@@ -107,6 +110,11 @@ def rows(key: str, section: "Section", attr: str = "") -> Field:
 
 PERIOD = Field("start", Kind.PERIOD)  # with end and ongoing
 DATES = Field("date", Kind.DATES)  # with end_date
+PROVENANCE = (
+    Field("source", Kind.SOURCE),
+    Field("source_id"),
+    Field("retrieved_at", Kind.STAMP),
+)
 
 
 def links(model: type[models.Model], *keys: str) -> Section:
@@ -131,6 +139,7 @@ EDUCATION = Section(
         PERIOD,
         *values("advisor", "gpa"),
         *lines("honours", "notes"),
+        *PROVENANCE,
     ),
 )
 EXPERIENCE = Section(
@@ -143,6 +152,7 @@ EXPERIENCE = Section(
         *values("supervisor", "supervisor_relation"),
         *lines("notes"),
         ref("publication"),
+        *PROVENANCE,
         rows("links", links(people.ExperienceLink, "label", "url")),
     ),
 )
@@ -188,7 +198,7 @@ PERSON = Section(
         ref("organization"),
         *values("team", "location", "office", "email", "secondary_email"),
         *values("bio", "research_summary", "quote", "quote_author", "photo_alt"),
-        *values("status"),
+        *values("status", "orcid", "openalex_id"),
         refs("topics", "topic"),
         rows("links", links(people.PersonLink, "kind", "label", "url")),
         rows("research_areas", RESEARCH_AREA),
@@ -222,8 +232,14 @@ PUBLICATION = Section(
         *numbers("year", "month"),
         ref("venue"),
         *values("venue_detail", "status", "presentation", "selected"),
-        *values("authors_complete", "summary", "key_results", "doi", "arxiv_id"),
-        *values("pages", "volume", "number", "bibtex"),
+        *values("authors_complete", "summary", "abstract", "key_results"),
+        *values("doi", "arxiv_id", "openalex_id", "pages", "volume", "number"),
+        *values("bibtex"),
+        Field("orcid_put_codes", Kind.DATA),
+        *numbers("cited_by_count"),
+        Field("counts_by_year", Kind.DATA),
+        Field("citations_retrieved_at", Kind.STAMP),
+        *PROVENANCE,
         refs("topics", "topic"),
         rows("links", links(PublicationLink, "kind", "label", "url")),
         rows("authors", AUTHOR, attr="authorships"),

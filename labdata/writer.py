@@ -93,6 +93,13 @@ def compact(values: dict[str, Any]) -> dict[str, Any]:
     return Flow(values) if simple and width <= FLOW_WIDTH else values
 
 
+def data(items: list) -> list:
+    """Return a list of numbers on one line, a list of mappings one a line."""
+    if all(isinstance(item, dict) for item in items):
+        return [Flow(item) for item in items]
+    return FlowList(items)
+
+
 def lines(text: str) -> list[str]:
     """Return a text's lines as a list, on one line when short."""
     items = [line.strip() for line in text.splitlines() if line.strip()]

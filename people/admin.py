@@ -1,9 +1,16 @@
+import datetime
+
 from django.contrib import admin
+from django.db.models import F
 from django.utils import timezone
 from django.utils.html import format_html
 
 from core.admin_mixins import VersionedAdminMixin
+from core.models import PROVENANCE_FIELDS
 from people import models
+
+# Imported data read longer ago than this is listed as stale.
+STALE_AFTER = datetime.timedelta(days=180)
 
 
 class OrderedInline(admin.StackedInline):
@@ -24,11 +31,13 @@ class ResearchAreaInline(OrderedInline):
 class EducationInline(OrderedInline):
     model = models.Education
     autocomplete_fields = ["organization"]
+    readonly_fields = PROVENANCE_FIELDS
 
 
 class ExperienceInline(OrderedInline):
     model = models.Experience
     autocomplete_fields = ["organization", "publication"]
+    readonly_fields = PROVENANCE_FIELDS
     show_change_link = True
 
 
@@ -64,6 +73,25 @@ class InterestInline(admin.TabularInline):
     extra = 0
 
 
+class ImportedDataFilter(admin.SimpleListFilter):
+    """Members by how fresh the rows read from ORCID, OpenAlex or files are."""
+
+    title = "imported data"
+    parameter_name = "imported"
+
+    def lookups(self, request, model_admin) -> list[tuple[str, str]]:
+        days = STALE_AFTER.days
+        return [("stale", f"Read over {days} days ago"), ("never", "Never read")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "stale":
+            cutoff = timezone.now() - STALE_AFTER
+            return queryset.filter(oldest_retrieved_at__lt=cutoff)
+        if self.value() == "never":
+            return queryset.filter(oldest_retrieved_at__isnull=True)
+        return queryset
+
+
 @admin.register(models.Person)
 class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     list_display = [
@@ -73,6 +101,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
         "role",
         "organization",
         "status",
+        "oldest_retrieved_at",
     ]
     list_display_links = ["thumbnail", "display_name"]
     list_filter = [
@@ -80,6 +109,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
         "role",
         ("organization", admin.RelatedOnlyFieldListFilter),
         "topics",
+        ImportedDataFilter,
     ]
     search_fields = [
         "display_name",
@@ -88,6 +118,8 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
         "native_name",
         "preferred_name",
         "slug",
+        "=orcid",
+        "=openalex_id",
     ]
     prepopulated_fields = {"slug": ["given_name", "family_name"]}
     autocomplete_fields = ["organization", "topics"]
@@ -124,6 +156,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
             },
         ),
         ("Contact", {"fields": ["email", "secondary_email"]}),
+        ("Identifiers", {"fields": ["orcid", "openalex_id"]}),
         ("Photo", {"fields": ["photo", "photo_preview", "photo_alt"]}),
         (
             "Profile",
@@ -143,6 +176,17 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
         InterestInline,
     ]
     actions = ["mark_alumni", "mark_current"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).with_oldest_retrieval()
+
+    @admin.display(
+        description="Oldest imported data",
+        ordering=F("oldest_retrieved_at").asc(nulls_last=True),
+        empty_value="never read",
+    )
+    def oldest_retrieved_at(self, person: models.Person):
+        return person.oldest_retrieved_at
 
     @admin.display(description="Photo")
     def thumbnail(self, person: models.Person) -> str:
@@ -192,8 +236,14 @@ class ExperienceAdmin(admin.ModelAdmin):
         "start_date",
         "end_date",
         "is_ongoing",
+        "source",
     ]
-    list_filter = ["kind", ("organization", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [
+        "kind",
+        ("organization", admin.RelatedOnlyFieldListFilter),
+        "source",
+    ]
+    readonly_fields = PROVENANCE_FIELDS
     search_fields = [
         "role",
         "team",
@@ -237,8 +287,10 @@ class EducationAdmin(admin.ModelAdmin):
         "start_date",
         "end_date",
         "is_ongoing",
+        "source",
     ]
-    list_filter = [("organization", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [("organization", admin.RelatedOnlyFieldListFilter), "source"]
+    readonly_fields = PROVENANCE_FIELDS
     search_fields = [
         "degree",
         "field",

@@ -1,12 +1,14 @@
 import django_filters
 from django.db.models import QuerySet
 
+from core.identifiers import normalise_orcid
 from core.models import Organization
 from people.models import BY_ROLE, Person, Role
 from publications.models import Venue
 from search.facets import Facet, topic_facet
 from search.filters import (
     FacetedFilterSet,
+    IdentifierFilter,
     RelatedFilter,
     SearchFilter,
     SortFilter,
@@ -27,6 +29,7 @@ class PersonFilter(FacetedFilterSet):
     venue = RelatedFilter(
         Venue, "authorships__publication__venue", label="Publishes at"
     )
+    orcid = IdentifierFilter(normalise_orcid, label="ORCID iD")
     sort = SortFilter(SORTS)
 
     facets = {
@@ -46,7 +49,9 @@ class PersonFilter(FacetedFilterSet):
 
     class Meta:
         model = Person
-        fields = ["q", "topic", "role", "organization", "status", "venue", "sort"]
+        fields = [
+            "q", "topic", "role", "organization", "status", "venue", "orcid", "sort",
+        ]  # fmt: skip
 
     orders = {"name": ("family_name", "given_name", "pk"), "role": BY_ROLE}
     default_order = BY_ROLE

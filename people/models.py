@@ -1,6 +1,9 @@
+import datetime
 import unicodedata
 
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Coalesce, Least, NullIf
 
 from core.dates import DateRange
 from core.identifiers import OpenAlexAuthorField, OrcidField
@@ -51,6 +54,15 @@ ROLE_ORDER = {value: index for index, value in enumerate(Role.values)}
 # Current members first, then by role as the people page groups them (the
 # `role_order` alias comes from PersonQuerySet.with_role_order).
 BY_ROLE = ("-status", "role_order", "family_name", "given_name", "pk")
+# The member's rows that record when they were read from their source.
+RETRIEVED_PATHS = (
+    "authorships__publication__retrieved_at",
+    "education__retrieved_at",
+    "experience__retrieved_at",
+)
+# Stands for "never read" inside LEAST(), which gives NULL on SQLite when any
+# argument is NULL (PostgreSQL skips NULLs).
+_NEVER = datetime.datetime(9999, 1, 1, tzinfo=datetime.UTC)
 
 
 def profile_prefetches() -> list:
@@ -73,6 +85,10 @@ def profile_prefetches() -> list:
         "skills",
         "interests",
     ]
+
+
+# Paths under /people/ that are pages rather than profiles.
+RESERVED_SLUGS = {"network"}
 
 
 class PersonQuerySet(DirectoryQuerySet):
@@ -107,6 +123,25 @@ class PersonQuerySet(DirectoryQuerySet):
     def by_role(self) -> "PersonQuerySet":
         """Current members first, then by role as the people page groups them."""
         return self.with_role_order().order_by(*BY_ROLE)
+
+    def with_oldest_retrieval(self) -> "PersonQuerySet":
+        """Annotate `oldest_retrieved_at`: when the stalest row of the member's
+        publications, education and experience was read from its source (null
+        when none was)."""
+        never = models.Value(_NEVER, output_field=models.DateTimeField())
+        oldest = [
+            Coalesce(
+                models.Subquery(
+                    Person.objects.filter(pk=models.OuterRef("pk"))
+                    .order_by()
+                    .annotate(oldest=models.Min(path))
+                    .values("oldest")
+                ),
+                never,
+            )
+            for path in RETRIEVED_PATHS
+        ]
+        return self.annotate(oldest_retrieved_at=NullIf(Least(*oldest), never))
 
 
 class Person(models.Model):
@@ -218,6 +253,12 @@ class Person(models.Model):
 
     def get_absolute_url(self) -> str:
         return slug_path("people:detail", self.slug)
+
+    def clean(self) -> None:
+        if self.slug in RESERVED_SLUGS:
+            raise ValidationError(
+                {"slug": f"“{self.slug}” is the address of a page of the site."}
+            )
 
     @property
     def native_name_lang(self) -> str:

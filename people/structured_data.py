@@ -5,7 +5,8 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
-from core.structured_data import SCHEMA, Absolute, clean, organization
+from core.identifiers import openalex_url, orcid_url
+from core.structured_data import SCHEMA, Absolute, clean, identified, organization
 
 
 def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
@@ -41,6 +42,12 @@ def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
             },
             "alumniOf": alumni,
             "knowsAbout": [topic.name for topic in person.topics.all()],
-            "sameAs": [link.url for link in person.links.all()],
+            **identified(
+                [
+                    ("ORCID", person.orcid, orcid_url(person.orcid)),
+                    ("OpenAlex", person.openalex_id, openalex_url(person.openalex_id)),
+                ],
+                [link.url for link in person.links.all()],
+            ),
         }
     )

@@ -13,8 +13,10 @@ from events.models import Event
 from people.connections import connection_between, two_members
 from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
+from people.network import coauthor_picture, group_picture
 from people.similarity import similar_people
 from people.vcard import person_vcard as build_vcard
+from publications.charts import citations_per_year, publications_per_year
 from publications.models import Publication
 from search.views import FacetedSearchView
 
@@ -65,18 +67,31 @@ class PersonDetailView(DetailView):
                 Event.objects.for_lists().filter(people=person).order_by("-date", "-id")
             )
         )
+        # The count and the citations in all, in one query remembered per version.
+        summary = SimpleLazyObject(
+            lambda: remember(
+                ["profile-publication-summary", person.pk],
+                publications.citation_summary,
+            )
+        )
         context.update(
             # A long list continues on the faceted publications page.
             publications=publications.newest_first()[:PROFILE_PUBLICATIONS],
-            publication_count=SimpleLazyObject(
-                lambda: remember(
-                    ["profile-publication-count", person.pk], publications.count
-                )
-            ),
+            publication_count=SimpleLazyObject(lambda: summary["count"]),
+            citations=summary,
             data_version=self.data_version,
             news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
             similar=SimpleLazyObject(lambda: similar_people(person)),
+            publication_years=SimpleLazyObject(
+                lambda: publications_per_year({"author": person.slug})
+            ),
+            citation_years=SimpleLazyObject(
+                lambda: citations_per_year(
+                    publications.values_list("counts_by_year", flat=True)
+                )
+            ),
+            coauthors=SimpleLazyObject(lambda: coauthor_picture(person)),
         )
         return context
 
@@ -89,6 +104,12 @@ def person_connections(request: HttpRequest, slug: str, other: str) -> HttpRespo
         "people/connections.html",
         {"connection": connection_between(person, other_person)},
     )
+
+
+def person_network(request: HttpRequest) -> HttpResponse:
+    """The members who published most and the papers they wrote together."""
+    picture = remember(["group-network"], group_picture)
+    return render(request, "people/person_network.html", {"picture": picture})
 
 
 def person_calendar(request: HttpRequest, slug: str) -> HttpResponse:

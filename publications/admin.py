@@ -11,6 +11,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 
 from core.admin_mixins import VersionedAdminMixin
+from core.models import PROVENANCE_FIELDS
 from people.models import Person
 from publications.bibtex import decode_bytes
 from publications.models import Authorship, Publication, PublicationLink, Venue
@@ -67,6 +68,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
         "presentation",
         "selected",
         "author_count",
+        "cited_by_count",
     ]
     list_filter = [
         "status",
@@ -84,11 +86,20 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
         "slug",
         "doi",
         "arxiv_id",
+        "=openalex_id",
         "citation_key",
         "authorships__name",
     ]
     prepopulated_fields = {"slug": ["title"]}
     autocomplete_fields = ["venue", "topics"]
+    # Counts and put-codes come from OpenAlex and ORCID; an edit would be overwritten.
+    readonly_fields = [
+        "cited_by_count",
+        "counts_by_year",
+        "citations_retrieved_at",
+        "orcid_put_codes",
+        *PROVENANCE_FIELDS,
+    ]
     list_select_related = ["venue"]
     inlines = [AuthorshipInline, PublicationLinkInline]
     actions = ["mark_selected", "unmark_selected", "mark_reviewed"]

@@ -1,12 +1,14 @@
 import django_filters
 from django.db.models import F
 
+from core.identifiers import normalise_doi
 from core.models import MAX_YEAR, MIN_YEAR
 from people.models import Person
 from publications.models import Publication, Venue
 from search.facets import Facet, topic_facet
 from search.filters import (
     FacetedFilterSet,
+    IdentifierFilter,
     RelatedFilter,
     SearchFilter,
     SortFilter,
@@ -19,6 +21,7 @@ SORTS = [
     ("newest", "Newest"),
     ("oldest", "Oldest"),
     ("title", "Title"),
+    ("cited", "Most cited"),
 ]
 
 # Undated works last in either direction (NULL sorts differently per database).
@@ -44,6 +47,7 @@ class PublicationFilter(FacetedFilterSet):
     )
     author = RelatedFilter(Person, "authorships__person", label="Member")
     selected = django_filters.BooleanFilter(field_name="selected")
+    doi = IdentifierFilter(normalise_doi, label="DOI")
     sort = SortFilter(SORTS)
 
     facets = {
@@ -63,13 +67,16 @@ class PublicationFilter(FacetedFilterSet):
         model = Publication
         fields = [
             "q", "topic", "year", "year_from", "year_to", "venue", "status", "kind",
-            "author", "selected", "sort",
+            "author", "selected", "doi", "sort",
         ]  # fmt: skip
 
     orders = {
         "newest": NEWEST,
         "oldest": (F("year").asc(nulls_last=True), "month", "title", "pk"),
         "title": ("title", "pk"),
+        # Unknown counts last on every database (PostgreSQL puts NULL first in
+        # descending order, SQLite last).
+        "cited": (F("cited_by_count").desc(nulls_last=True), *NEWEST),
     }
     default_order = NEWEST
     relevance_then = (F("year").desc(nulls_last=True), "title", "pk")

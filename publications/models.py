@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import F, Prefetch
+from django.db.models import Count, F, Max, Prefetch, Sum
 
 from core.identifiers import ArxivIdField, DoiField, OpenAlexWorkField
 from core.models import (
@@ -83,6 +83,14 @@ class PublicationQuerySet(DirectoryQuerySet):
 
     def newest_first(self) -> "PublicationQuerySet":
         return self.order_by(*NEWEST_FIRST)
+
+    def citation_summary(self) -> dict:
+        """How many records, their citations in all, and when counts were last read."""
+        return self.aggregate(
+            count=Count("pk"),
+            cited_by_count=Sum("cited_by_count"),
+            retrieved_at=Max("citations_retrieved_at"),
+        )
 
 
 # Undated works ("n.d.") last, on every database: PostgreSQL puts NULL first when

@@ -2,7 +2,8 @@
 
 from typing import Any
 
-from core.structured_data import SCHEMA, Absolute, clean, person_ref
+from core.identifiers import arxiv_url, doi_url, openalex_url
+from core.structured_data import SCHEMA, Absolute, clean, identified, person_ref
 
 
 def _venue(publication) -> tuple[str, dict[str, Any] | None]:
@@ -38,11 +39,11 @@ def publication_jsonld(publication, absolute: Absolute) -> dict[str, Any]:
     """A publication as a schema.org ScholarlyArticle, authors in print order."""
     url = absolute(publication.get_absolute_url())
     venue_property, venue = _venue(publication)
-    same_as = []
-    if publication.doi:
-        same_as.append(f"https://doi.org/{publication.doi}")
-    if publication.arxiv_id:
-        same_as.append(f"https://arxiv.org/abs/{publication.arxiv_id}")
+    ids = [
+        ("DOI", publication.doi, doi_url(publication.doi)),
+        ("arXiv", publication.arxiv_id, arxiv_url(publication.arxiv_id)),
+        ("OpenAlex", publication.openalex_id, openalex_url(publication.openalex_id)),
+    ]
     return clean(
         {
             "@context": SCHEMA,
@@ -58,11 +59,11 @@ def publication_jsonld(publication, absolute: Absolute) -> dict[str, Any]:
             ],
             "datePublished": publication_date(publication),
             venue_property: venue,
-            "abstract": publication.summary,
+            "abstract": publication.abstract or publication.summary,
             "keywords": [topic.name for topic in publication.topics.all()],
             "pagination": publication.pages,
             "creativeWorkStatus": publication.get_status_display(),
-            "sameAs": same_as,
+            **identified(ids),
         }
     )
 

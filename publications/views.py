@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
 
 from publications.bibtex import to_bibtex
+from publications.charts import citations_per_year, years_from_facet
 from publications.export import to_bibtex_list, to_csl_list, to_ris
 from publications.filters import PublicationFilter
 from publications.models import Publication
@@ -34,6 +35,9 @@ class PublicationListView(FacetedSearchView):
             # The page shows the corrected query's results: export those.
             query["q"] = self.query.phrase
         context["export_query"] = query.urlencode()
+        # The year facet's own counts, so the picture and the facet agree.
+        years = next(f for f in context["facets"] if f.name == "year")
+        context["publication_years"] = years_from_facet(years)
         return context
 
 
@@ -43,7 +47,11 @@ class PublicationDetailView(DetailView):
     )
 
     def get_context_data(self, **kwargs) -> dict:
-        return super().get_context_data(bibtex=to_bibtex(self.object), **kwargs)
+        return super().get_context_data(
+            bibtex=to_bibtex(self.object),
+            citation_years=citations_per_year([self.object.counts_by_year]),
+            **kwargs,
+        )
 
 
 def publication_bibtex(request: HttpRequest, slug: str) -> HttpResponse:

@@ -1,6 +1,6 @@
 """The API side of faceted search: lists filtered, faceted and ranked like the pages."""
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
@@ -12,6 +12,23 @@ from core.api.base import ERROR_EXAMPLE, ReadWriteViewSet
 from core.api.errors import ERROR_RESPONSES
 from core.api.pagination import PAGE_PARAMETERS
 from core.cache import remember
+
+
+class NullsLastOrdering(OrderingFilter):
+    """`?ordering=` with unknown values (NULL) last either way, on every database
+    (PostgreSQL sorts them first in descending order), and ties in id order."""
+
+    def filter_queryset(self, request: Request, queryset: QuerySet, view):
+        fields = self.get_ordering(request, queryset, view)
+        if not fields:
+            return queryset
+        order = [
+            F(name[1:]).desc(nulls_last=True)
+            if name.startswith("-")
+            else F(name).asc(nulls_last=True)
+            for name in fields
+        ]
+        return queryset.order_by(*order, "pk")
 
 
 class FacetedViewSet(ReadWriteViewSet):
@@ -30,7 +47,7 @@ class FacetedViewSet(ReadWriteViewSet):
         if params.get("ordering"):
             # An explicit ordering replaces relevance order.
             base = getattr(queryset, "queryset", queryset)
-            queryset = OrderingFilter().filter_queryset(self.request, base, self)
+            queryset = NullsLastOrdering().filter_queryset(self.request, base, self)
         return queryset
 
     def requested_facets(self) -> list[str]:

@@ -4,6 +4,7 @@
 FacetedFilterSet counts its facets with the same filters (see search.facets).
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import django_filters
@@ -180,6 +181,37 @@ class RelatedFilter(django_filters.ModelMultipleChoiceFilter):
             return qs
         # A subquery rather than a join, so no record is repeated.
         return qs.filter(pk__in=having(qs.model, f"{self.path}__in", value))
+
+
+class IdentifierField(forms.CharField):
+    """An identifier in any spelling `normalise` accepts, cleaned to its stored form."""
+
+    def __init__(self, *args, normalise: Callable[[str], str], **kwargs) -> None:
+        self.normalise = normalise
+        super().__init__(*args, **kwargs)
+
+    def to_python(self, value) -> str:
+        value = super().to_python(value)
+        if not value:
+            return value
+        try:
+            return self.normalise(value)
+        except ValueError as error:
+            # In `params`, as YearsField does: DRF formats messages with %.
+            raise forms.ValidationError(
+                "%(reason)s", code="invalid", params={"reason": str(error)}
+            ) from None
+
+
+class IdentifierFilter(django_filters.CharFilter):
+    """Records whose identifier (an ORCID iD, a DOI) is the one given, however
+    it is spelt (a URL, a prefix, other case)."""
+
+    field_class = IdentifierField
+
+    def __init__(self, normalise: Callable[[str], str], **kwargs) -> None:
+        kwargs.setdefault("lookup_expr", "exact")
+        super().__init__(normalise=normalise, max_length=200, **kwargs)
 
 
 class SortFilter(django_filters.ChoiceFilter):

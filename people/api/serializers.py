@@ -25,6 +25,9 @@ from people.models import (
     Teaching,
 )
 
+# Where a profile row came from, shown read-only (as in the admin).
+PROVENANCE_FIELDS = ["source", "source_id", "retrieved_at"]
+
 
 class PeriodMixin(serializers.Serializer):
     """A date range as the source states it: ISO dates at their precision."""
@@ -84,6 +87,7 @@ class EducationSerializer(PeriodMixin, serializers.ModelSerializer):
             "gpa",
             "honours",
             "notes",
+            *PROVENANCE_FIELDS,
         ]
 
 
@@ -115,6 +119,7 @@ class ExperienceSerializer(PeriodMixin, serializers.ModelSerializer):
             "notes",
             "links",
             "publication",
+            *PROVENANCE_FIELDS,
         ]
 
     def get_links(self, obj) -> list[dict]:
@@ -201,6 +206,8 @@ class PersonSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializer):
             "team",
             "location",
             "status",
+            "orcid",
+            "openalex_id",
             "topics",
             "photo",
             "html_url",
@@ -293,15 +300,23 @@ class PersonWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "quote",
             "quote_author",
             "status",
+            "orcid",
+            "openalex_id",
             "topics",
         ]
+        # A pasted https://orcid.org/ or https://openalex.org/ link is longer than
+        # the id it is cut to; the model checks the id.
+        extra_kwargs = {
+            "orcid": {"max_length": 200},
+            "openalex_id": {"max_length": 200},
+        }
 
 
 class PublicationBriefSerializer(serializers.Serializer):
     url = serializers.SerializerMethodField()
     slug = serializers.CharField()
     title = serializers.CharField()
-    year = serializers.IntegerField()
+    year = serializers.IntegerField(allow_null=True)
 
     def get_url(self, obj) -> str:
         return slug_url(self.context.get("request"), "api:publication-detail", obj.slug)

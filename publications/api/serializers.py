@@ -38,7 +38,20 @@ EDITABLE_FIELDS = [
     "volume",
     "number",
     "summary",
+    "abstract",
     "key_results",
+    "openalex_id",
+]
+# What importers set (citation counts, ORCID put-codes) and where a record came
+# from: shown, never written through the API.
+IMPORTED_FIELDS = [
+    "orcid_put_codes",
+    "cited_by_count",
+    "counts_by_year",
+    "citations_retrieved_at",
+    "source",
+    "source_id",
+    "retrieved_at",
 ]
 
 
@@ -153,7 +166,8 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
 
     class Meta:
         model = Publication
-        fields = ["url", *EDITABLE_FIELDS, "html_url", "bibtex_url"]
+        fields = ["url", *EDITABLE_FIELDS, *IMPORTED_FIELDS, "html_url", "bibtex_url"]
+        read_only_fields = IMPORTED_FIELDS
 
     @staticmethod
     def queryset() -> QuerySet:
@@ -224,6 +238,8 @@ class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
         model = Publication
         # The source BibTeX is written but not shown (see `queryset`).
         fields = [*EDITABLE_FIELDS, "bibtex"]
+        # A pasted https://openalex.org/ link is longer than the id it is cut to.
+        extra_kwargs = {"openalex_id": {"max_length": 200}}
 
     def validate_authors(self, authors: list[dict]) -> list[dict]:
         if not authors:

@@ -141,7 +141,7 @@ class PublicationViewSet(FacetedViewSet):
     serializer_class = PublicationSerializer
     write_serializer_class = PublicationWriteSerializer
     filterset_class = PublicationFilter
-    ordering_fields = ["year", "title"]
+    ordering_fields = ["year", "title", "cited_by_count"]
     renderer_classes = [
         JSONRenderer,
         BrowsableAPIRenderer,

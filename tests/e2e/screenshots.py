@@ -40,6 +40,8 @@ PAGES = {
     "event": "/events/2026-07-09-i-dlm-squeeze-evolve-colm/",
     "search": "/search/?q=attention",
     "topic": "/topics/quantization/",
+    "topics": "/topics/",
+    "network": "/people/network/",
 }
 # The pictures the README shows, from the wide screenshots.
 README_PICTURES = {

@@ -212,6 +212,25 @@ def test_import_names_the_row_of_a_bad_date(demo_lab, tmp_path):
             "events: [{slug: e, title: T, kind: talk}]\n",
             "event 'e': date: this field is required",
         ),
+        (
+            "person: {slug: x, given_name: A, family_name: B, display_name: A B, "
+            "role: phd_student, orcid: 0000-0002-1825-0098}\n",
+            "person 'x': orcid: .* its check digit is wrong",
+        ),
+        (
+            "publications: [{slug: p, title: T, year: 2024, "
+            "citations_retrieved_at: '2025-12-01 10:00'}]\n",
+            "publication 'p': citations_retrieved_at: .* with its offset",
+        ),
+        (
+            "publications: [{slug: p, title: T, year: 2024, "
+            "counts_by_year: [{year: 2024}]}]\n",
+            "publication 'p': counts_by_year: Counts by year are a list",
+        ),
+        (
+            "publications: [{slug: p, title: T, year: 2024, source: crossref}]\n",
+            "publication 'p': source: Value 'crossref' is not a valid choice.",
+        ),
     ],
 )
 def test_import_rejects_malformed_files_with_a_clear_message(
@@ -225,6 +244,17 @@ def test_import_rejects_malformed_files_with_a_clear_message(
 
     assert str(path) in str(error.value)
     assert set(_counts().values()) == {0}
+
+
+def test_rows_a_lab_file_states_are_recorded_as_coming_from_it(demo_lab):
+    person = Person.objects.get(slug="jingwei-zuo")
+    rows = [*person.education.all(), *person.experience.all()]
+    rows += list(Publication.objects.by_person(person))
+    assert rows and {row.source for row in rows} == {"lab_file"}
+    # The exporter leaves the default out, so demo files stay as written.
+    data = yaml.safe_load(_export("jingwei-zuo"))
+    written = [*data["person"]["education"], *data["person"]["experience"]]
+    assert not any("source" in row for row in [*written, *data["publications"]])
 
 
 def test_import_of_a_missing_file_is_a_clear_error(db, tmp_path):
@@ -367,7 +397,8 @@ def test_the_every_key_file_sets_every_key_of_the_sections(name, section):
 
 
 # What export_person wrote (at 3bbf214, before the field tables) for a member whose
-# file set every key of the format once: the format must not drift.
+# file set every key of the format once, with the identifier, citation and
+# provenance keys added since: the format must not drift.
 EVERY_KEY = """\
 # Ada Lovelace: a lab file in the format of demo/README.md.
 # Load it with `python manage.py import_person FILE`.
@@ -397,6 +428,8 @@ person:
   quote_author: Someone
   photo_alt: A portrait
   status: alumni
+  orcid: 0000-0002-1825-0097
+  openalex_id: A5023888391
   topics: [child-topic]
   links:
     - {kind: github, label: GitHub, url: 'https://github.com/ada'}
@@ -414,11 +447,15 @@ person:
       gpa: '4.0'
       honours: [Prize]
       notes: [Note]
+      source: orcid
+      source_id: '4242'
+      retrieved_at: "2025-11-30T08:15:00+00:00"
     - organization: org
       degree: BSc
       start: "2015-09"
       end: "2019-06"
       ongoing: false
+      source: manual
   experience:
     - kind: internship
       organization: org
@@ -432,6 +469,9 @@ person:
       supervisor_relation: Managed by
       notes: [Did]
       publication: engine
+      source: bibtex
+      source_id: lovelace2021
+      retrieved_at: "2025-06-01T12:00:00+00:00"
       links:
         - {label: PR, url: 'https://example.org/pr'}
   awards:
@@ -468,9 +508,11 @@ publications:
     selected: true
     authors_complete: false
     summary: Sum
+    abstract: The abstract.
     key_results: Results
     doi: 10.1234/engine
     arxiv_id: '2401.00001'
+    openalex_id: W2741809807
     pages: 1-10
     volume: '1'
     number: '2'
@@ -478,6 +520,15 @@ publications:
       @article{engine,
         title={The engine}
       }
+    orcid_put_codes: [12345, 67890]
+    cited_by_count: 7
+    counts_by_year:
+      - {year: 2025, cited_by_count: 5}
+      - {year: 2024, cited_by_count: 2}
+    citations_retrieved_at: "2025-12-01T00:00:00+00:00"
+    source: openalex
+    source_id: W2741809807
+    retrieved_at: "2025-12-01T00:00:00+00:00"
     topics: [parent-topic]
     links:
       - {kind: pdf, label: PDF, url: 'https://example.org/pdf'}

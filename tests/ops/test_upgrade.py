@@ -43,6 +43,9 @@ with connection.cursor() as cursor:
 print(json.dumps(out))
 """
 
+# Columns renamed since that release: their rows are compared under the new name.
+RENAMED = {("publications_publication", "source"): "source_file"}
+
 
 @pytest.fixture
 def previous_release(tmp_path) -> Path:
@@ -71,7 +74,10 @@ def test_a_database_of_the_previous_release_migrates_with_every_row(
 
     _manage(BASE_DIR, env, "migrate", "--noinput", "-v0")
 
-    wanted = {table: data["columns"] for table, data in before.items()}
+    wanted = {
+        table: [RENAMED.get((table, column), column) for column in data["columns"]]
+        for table, data in before.items()
+    }
     after = _rows(BASE_DIR, env, wanted)
     lost = {
         table: len(set(data["rows"]) - set(after.get(table, {}).get("rows", [])))

@@ -64,3 +64,21 @@ def test_role_facet_counts_ignore_their_own_selection(db):
 
     counts = {o.value: (o.count, o.selected) for o in role.options}
     assert counts == {"postdoc": (2, False), "faculty": (1, True)}
+
+
+def test_orcid_finds_the_member_by_the_id_or_its_link(db):
+    factories.person(slug="josiah", orcid="0000-0002-1825-0097")
+    factories.person(slug="other")
+
+    assert _slugs({"orcid": "0000-0002-1825-0097"}) == ["josiah"]
+    assert _slugs({"orcid": "https://orcid.org/0000000218250097"}) == ["josiah"]
+    assert _slugs({"orcid": "0000-0001-5109-3700"}) == []
+
+
+def test_an_orcid_with_a_wrong_check_digit_is_an_error(db):
+    filterset = PersonFilter(
+        {"orcid": "0000-0002-1825-0098"}, queryset=Person.objects.all()
+    )
+
+    assert not filterset.is_valid()
+    assert "check digit" in str(filterset.errors["orcid"])

@@ -374,3 +374,75 @@ def test_a_write_asking_for_a_citation_format_answers_with_the_whole_record(edit
     body = response.json()
     # The JSON representation, authors and all, as the schema documents.
     assert body["slug"] == "a-paper" and body["authors"] == []
+
+
+def test_ids_citations_and_provenance_are_in_the_response(api, db):
+    factories.publication(
+        slug="cited",
+        doi="https://doi.org/10.1145/ABC",
+        openalex_id="W2741809807",
+        cited_by_count=12,
+        counts_by_year=[{"year": 2025, "cited_by_count": 12}],
+        citations_retrieved_at="2025-12-01T00:00:00Z",
+        orcid_put_codes=[4242],
+        source="openalex",
+        source_id="W2741809807",
+    )
+
+    record = api.get("/api/publications/cited/").json()
+
+    assert record["doi"] == "10.1145/abc" and record["openalex_id"] == "W2741809807"
+    assert record["cited_by_count"] == 12
+    assert record["counts_by_year"] == [{"year": 2025, "cited_by_count": 12}]
+    assert record["citations_retrieved_at"].startswith("2025-12-01T00:00:00")
+    assert record["orcid_put_codes"] == [4242]
+    assert (record["source"], record["source_id"]) == ("openalex", "W2741809807")
+
+
+def test_doi_filter_and_ordering_by_citations(api, db):
+    factories.publication(slug="unknown")
+    factories.publication(slug="few", cited_by_count=2, doi="10.1000/few")
+    factories.publication(slug="many", cited_by_count=90)
+
+    ordered = api.get("/api/publications/", {"ordering": "-cited_by_count"}).json()
+    assert [p["slug"] for p in ordered["results"]] == ["many", "few", "unknown"]
+    found = api.get("/api/publications/", {"doi": "https://doi.org/10.1000/FEW"})
+    assert [p["slug"] for p in found.json()["results"]] == ["few"]
+    bad = api.get("/api/publications/", {"doi": "%N/A"})
+    assert bad.status_code == 400
+    assert "not a DOI" in bad.json()["error"]["fields"]["doi"][0]
+
+
+def test_imported_fields_cannot_be_written_through_the_api(editor, db):
+    factories.publication(slug="paper", cited_by_count=5)
+
+    response = editor.patch(
+        "/api/publications/paper/",
+        {"cited_by_count": 5000, "source": "orcid", "openalex_id": "W1"},
+        format="json",
+    )
+
+    assert response.status_code == 200
+    paper = Publication.objects.get(slug="paper")
+    assert (paper.cited_by_count, paper.source, paper.openalex_id) == (
+        5,
+        "manual",
+        "W1",
+    )
+
+
+def test_an_openalex_link_is_accepted_and_a_bad_id_refused(editor, db):
+    factories.publication(slug="paper")
+
+    ok = editor.patch(
+        "/api/publications/paper/",
+        {"openalex_id": "https://openalex.org/W2741809807"},
+        format="json",
+    )
+    bad = editor.patch(
+        "/api/publications/paper/", {"openalex_id": "A5023888391"}, format="json"
+    )
+
+    assert ok.status_code == 200 and ok.json()["openalex_id"] == "W2741809807"
+    assert bad.status_code == 400 and "openalex_id" in bad.json()["error"]["fields"]
+    assert Publication.objects.get(slug="paper").openalex_id == "W2741809807"

@@ -57,3 +57,32 @@ def test_year_facet_lists_the_newest_year_first(db):
     (years,) = filterset.facet_results(["year"])
 
     assert [(o.value, o.count) for o in years.options] == [("2024", 2), ("2021", 1)]
+
+
+def test_doi_finds_the_record_however_the_doi_is_spelt(db):
+    factories.publication(slug="found", doi="10.1145/3531146.3533088")
+    factories.publication(slug="other", doi="10.1145/1.2")
+
+    for spelling in (
+        "10.1145/3531146.3533088",
+        "https://doi.org/10.1145/3531146.3533088",
+        "doi:10.1145/3531146.3533088",
+        "10.1145/3531146.3533088".upper(),
+    ):
+        assert _slugs({"doi": spelling}) == ["found"]
+
+
+def test_a_doi_that_is_not_one_is_an_error(db):
+    filterset = PublicationFilter({"doi": "N/A"}, queryset=Publication.objects)
+
+    assert not filterset.is_valid()
+    assert "not a DOI" in str(filterset.errors["doi"])
+
+
+def test_sort_cited_puts_the_most_cited_first_and_unknown_counts_last(db):
+    factories.publication(slug="unknown", year=2025)
+    factories.publication(slug="few", cited_by_count=3)
+    factories.publication(slug="many", cited_by_count=40)
+    factories.publication(slug="none", cited_by_count=0)
+
+    assert _slugs({"sort": "cited"}) == ["many", "few", "none", "unknown"]
