@@ -10,6 +10,7 @@ class PeopleConfig(AppConfig):
         # after every app's config.
         from django.db.models.signals import pre_delete
 
+        from core import cache
         from people import search, similarity
         from people.models import Person, SimilarPerson, StaleSimilarity
         from search.registration import watch_models
@@ -23,6 +24,7 @@ class PeopleConfig(AppConfig):
             after_index=similarity.mark_stale,
             after_rebuild=similarity.rebuild_similar,
         )
+        cache.warm_up_with(similarity.recompute_stale)
         pre_delete.connect(
             similarity.before_delete, sender=Person, dispatch_uid="similar:delete"
         )

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 
 from core.bulk import insert_rows
@@ -327,9 +328,26 @@ def before_delete(sender, instance: Person, **kwargs) -> None:
     mark_stale({instance.pk}, themselves=False)
 
 
+def recompute_stale() -> None:
+    """Recompute every stale list in one pass (one load of the features): run in
+    the background after each committed write (core.cache.warm_up_with)."""
+    stale = list(StaleSimilarity.objects.values_list("person_id", flat=True))
+    if stale:
+        compute_similar(stale)
+
+
 def similar_people(person: Person) -> list[SimilarPerson]:
-    """A member's similar members, best first; recomputed first when stale."""
-    if StaleSimilarity.objects.filter(person=person).exists():
+    """A member's similar members, best first.
+
+    A stale list is recomputed in the background after the write that made it
+    stale, and until then the previous list is shown: at 10,000 members one
+    recomputation reads every member's features, seconds a visitor would wait.
+    Without background work (WARM_CACHE_AFTER_WRITE=0), or for a member with no
+    list yet, it is recomputed here first."""
+    if StaleSimilarity.objects.filter(person=person).exists() and (
+        not settings.WARM_CACHE_AFTER_WRITE
+        or not SimilarPerson.objects.filter(person=person).exists()
+    ):
         compute_similar([person.pk])
     rows = list(
         SimilarPerson.objects.filter(person=person)

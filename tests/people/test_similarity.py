@@ -4,7 +4,7 @@ from django.core.management import call_command
 
 from people.connections import coauthor_path, connection_between
 from people.models import Education, Person, SimilarPerson, StaleSimilarity
-from people.similarity import compute_similar, similar_people
+from people.similarity import compute_similar, recompute_stale, similar_people
 from tests import factories
 
 
@@ -52,6 +52,21 @@ def test_a_write_marks_the_list_stale_and_the_next_read_recomputes_it(lab):
     assert {"ed", "di"} <= stale
     assert "ana" in [r.other.slug for r in similar_people(lab["ed"])]
     assert not StaleSimilarity.objects.filter(person=lab["ed"]).exists()
+
+
+def test_with_background_work_a_stale_list_is_shown_until_the_warm_up_recomputes_it(
+    lab, settings
+):
+    settings.WARM_CACHE_AFTER_WRITE = True
+    compute_similar()
+    before = [r.other.slug for r in similar_people(lab["ed"])]
+    lab["ed"].topics.add(*lab["ana"].topics.all())
+    # The read serves the previous list at once, with no recomputation.
+    assert [r.other.slug for r in similar_people(lab["ed"])] == before
+    assert StaleSimilarity.objects.filter(person=lab["ed"]).exists()
+    recompute_stale()  # what the background warm-up after the commit runs
+    assert not StaleSimilarity.objects.exists()
+    assert "ana" in [r.other.slug for r in similar_people(lab["ed"])]
 
 
 def test_a_new_member_gets_a_list_on_first_read(lab):
