@@ -206,7 +206,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
             )
         return "No photo: pages show the initials."
 
-    @admin.action(description="Mark selected people as alumni")
+    @admin.action(description="Mark selected people as alumni", permissions=["change"])
     def mark_alumni(self, request, queryset) -> None:
         updated = queryset.update(
             status=models.Person.Status.ALUMNI, updated_at=timezone.now()

@@ -249,13 +249,15 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     def author_count(self, publication: Publication) -> int:
         return publication.author_total
 
-    @admin.action(description="Feature as selected publications")
+    @admin.action(
+        description="Feature as selected publications", permissions=["change"]
+    )
     def mark_selected(self, request, queryset) -> None:
         # A bulk update bypasses auto_now: stamp it, so open change forms see it.
         updated = queryset.update(selected=True, updated_at=timezone.now())
         self.message_user(request, f"{updated} featured.")
 
-    @admin.action(description="Stop featuring as selected")
+    @admin.action(description="Stop featuring as selected", permissions=["change"])
     def unmark_selected(self, request, queryset) -> None:
         updated = queryset.update(selected=False, updated_at=timezone.now())
         self.message_user(request, f"{updated} no longer featured.")

@@ -236,3 +236,19 @@ def test_staff_who_may_only_view_cannot_mark_records_reviewed(
     client.post(changelist, {"action": "mark_reviewed", "_selected_action": [paper.pk]})
     paper.refresh_from_db()
     assert paper.needs_review
+
+
+def test_staff_who_may_only_view_cannot_feature_or_unfeature(
+    client, db, django_user_model
+):
+    paper = factories.publication(title="Viewed only", selected=False)
+    user = django_user_model.objects.create_user(
+        "viewer", password="a-long-test-password", is_staff=True
+    )
+    user.user_permissions.add(Permission.objects.get(codename="view_publication"))
+    client.force_login(user)
+    changelist = "/admin/publications/publication/"
+    assert b"Feature as selected" not in client.get(changelist).content
+    client.post(changelist, {"action": "mark_selected", "_selected_action": [paper.pk]})
+    paper.refresh_from_db()
+    assert not paper.selected
