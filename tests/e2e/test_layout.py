@@ -6,6 +6,8 @@ sidebar, the results pushed below the facets): these measure the boxes.
 
 import pytest
 
+from publications.models import Publication
+
 pytestmark = pytest.mark.e2e
 
 WIDTHS = [1280, 768, 375]
@@ -112,3 +114,26 @@ def test_no_page_prints_template_syntax(sized):
         )
         for mark in TEMPLATE_SYNTAX:
             assert mark not in text, f"{mark!r} printed on {path}"
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_citations_and_abstract_fit_a_publication_page(sized, width):
+    Publication.objects.filter(slug="duoattention").update(
+        abstract="A long imported abstract. " * 40,
+        openalex_id="W2741809807",
+        cited_by_count=1234,
+        counts_by_year=[
+            {"year": year, "cited_by_count": 100 + year % 7}
+            for year in range(2025, 2015, -1)
+        ],
+        citations_retrieved_at="2025-12-01T00:00:00Z",
+    )
+
+    page = sized(width, "/publications/duoattention/")
+
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"scrolls sideways by {overflow}px at {width}px"
+    table = _box(page, "table.citations-by-year")
+    assert table["x"] >= 0 and table["x"] + table["width"] <= width
+    assert page.get_by_role("heading", name="Abstract").is_visible()
+    assert page.locator("dd", has_text="1234").first.is_visible()

@@ -1,9 +1,12 @@
+import datetime
 import io
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import timezone
 from PIL import Image
 
+from people.admin import PersonAdmin
 from people.models import Person
 from tests import factories
 
@@ -97,3 +100,62 @@ def test_admin_rejects_an_end_before_start_inline_and_saves_nothing(
     assert response.status_code == 200
     assert "end date cannot be before the start date" in response.content.decode()
     assert not Person.objects.filter(slug="grace-hopper").exists()
+
+
+def test_admin_shortens_a_pasted_orcid_link(admin_client_logged_in):
+    response = admin_client_logged_in.post(
+        reverse("admin:people_person_add"),
+        _person_form(orcid="https://orcid.org/0000-0002-1825-0097"),
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Person.objects.get(slug="grace-hopper").orcid == "0000-0002-1825-0097"
+
+
+def test_admin_refuses_a_wrong_orcid_and_a_taken_one(admin_client_logged_in):
+    factories.person(orcid="0000-0002-1825-0097")
+    wrong = admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(orcid="0000-0002-1825-0098")
+    )
+    taken = admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(orcid="0000000218250097")
+    )
+    assert "its check digit is wrong" in wrong.content.decode()
+    assert "Another member has this ORCID iD" in taken.content.decode()
+    assert not Person.objects.filter(slug="grace-hopper").exists()
+
+
+def test_admin_lists_members_with_the_oldest_imported_data_first(
+    admin_client_logged_in, django_assert_max_num_queries
+):
+    now = timezone.now()
+    old, fresh, never = (factories.person(slug=s) for s in ("old", "fresh", "never"))
+    org = factories.organization()
+    old.education.create(
+        organization=org, degree="PhD", retrieved_at=now - datetime.timedelta(400)
+    )
+    old.experience.create(role="Intern", retrieved_at=now - datetime.timedelta(2))
+    paper = factories.publication(
+        authors=[fresh], retrieved_at=now - datetime.timedelta(3)
+    )
+    factories.publication(authors=[fresh, old], retrieved_at=now)
+    assert paper and never
+
+    url = reverse("admin:people_person_changelist")
+    column = PersonAdmin.list_display.index("oldest_retrieved_at")
+    with django_assert_max_num_queries(12):
+        page = admin_client_logged_in.get(url, {"o": str(column + 1)})
+    assert [p.slug for p in page.context["cl"].result_list] == ["old", "fresh", "never"]
+    stale = admin_client_logged_in.get(url, {"imported": "stale"})
+    assert [p.slug for p in stale.context["cl"].result_list] == ["old"]
+    none = admin_client_logged_in.get(url, {"imported": "never"})
+    assert [p.slug for p in none.context["cl"].result_list] == ["never"]
+
+
+def test_admin_shows_provenance_of_profile_rows_read_only(admin_client_logged_in):
+    person = factories.person()
+    person.experience.create(role="Intern", source="orcid", source_id="77")
+    html = admin_client_logged_in.get(
+        reverse("admin:people_person_change", args=[person.pk])
+    ).content.decode()
+    assert "experience-0-source_id" not in html  # not an input
+    assert "ORCID" in html and ">77<" in html

@@ -1,5 +1,9 @@
 import pytest
+from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
+
+from people.models import Person
+from tests import factories
 
 
 @pytest.fixture
@@ -86,3 +90,48 @@ def test_detail_query_count_is_bounded(api, demo_lab, django_assert_max_num_quer
         api.get("/api/people/zhongzhu-zhou/")
     with django_assert_max_num_queries(5):
         api.get("/api/people/", {"page_size": 200})
+
+
+@pytest.fixture
+def people_editor(django_user_model):
+    user = django_user_model.objects.create_user("ed", password="a-long-password-1")
+    user.user_permissions.add(Permission.objects.get(codename="change_person"))
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_ids_and_row_provenance_are_in_the_responses(api, db):
+    member = factories.person(
+        slug="josiah", orcid="0000-0002-1825-0097", openalex_id="A5023888391"
+    )
+    member.experience.create(role="Intern", source="orcid", source_id="77")
+
+    listed = api.get("/api/people/", {"orcid": "https://orcid.org/0000-0002-1825-0097"})
+    detail = api.get("/api/people/josiah/").json()
+
+    assert [p["slug"] for p in listed.json()["results"]] == ["josiah"]
+    assert (detail["orcid"], detail["openalex_id"]) == (
+        "0000-0002-1825-0097",
+        "A5023888391",
+    )
+    row = detail["experience"][0]
+    assert (row["source"], row["source_id"], row["retrieved_at"]) == (
+        "orcid",
+        "77",
+        None,
+    )
+
+
+def test_an_orcid_link_is_stored_short_and_a_wrong_one_refused(people_editor, db):
+    factories.person(slug="josiah")
+    url = "/api/people/josiah/"
+
+    ok = people_editor.patch(
+        url, {"orcid": "https://orcid.org/0000-0002-1825-0097"}, format="json"
+    )
+    bad = people_editor.patch(url, {"orcid": "0000-0002-1825-0098"}, format="json")
+
+    assert ok.status_code == 200 and ok.json()["orcid"] == "0000-0002-1825-0097"
+    assert bad.status_code == 400 and "orcid" in bad.json()["error"]["fields"]
+    assert Person.objects.get(slug="josiah").orcid == "0000-0002-1825-0097"

@@ -164,3 +164,30 @@ def test_profile_header_names_the_script_of_a_native_name_and_a_title_once(
     zhou = client.get("/people/zhongzhu-zhou/").content.decode()
     assert '<p class="native-name" lang="zh">左京伟</p>' in zuo
     assert '<p class="role">Senior research scientist</p>' in zhou
+
+
+def test_profile_shows_the_citations_of_the_members_papers_in_all(client, db):
+    member = factories.person()
+    factories.publication(
+        authors=[member],
+        cited_by_count=30,
+        citations_retrieved_at="2025-11-02T00:00:00Z",
+    )
+    factories.publication(
+        authors=[member, "Co Author"],
+        cited_by_count=12,
+        citations_retrieved_at="2025-12-01T00:00:00Z",
+    )
+    factories.publication(authors=[member])
+    factories.publication(authors=["Someone Else"], cited_by_count=1000)
+
+    html = client.get(member.get_absolute_url()).content.decode()
+
+    assert "Cited 42 times in all, as OpenAlex counted on 1 December 2025." in html
+
+
+def test_profile_without_counts_says_nothing_of_citations(client, db):
+    member = factories.person()
+    factories.publication(authors=[member])
+
+    assert "Cited" not in client.get(member.get_absolute_url()).content.decode()

@@ -63,3 +63,47 @@ def test_an_undated_work_shows_n_d_and_lists_last_both_ways(client, db):
     facets = client.get("/publications/").context["facets"]
     [year] = [facet for facet in facets if facet.name == "year"]
     assert [option.value for option in year.options] == ["2024", "2001"]
+
+
+def test_publication_page_shows_citations_per_year_and_the_abstract(client, db):
+    factories.publication(
+        slug="paper",
+        abstract="We <b>show</b> things.\n\nSecond paragraph.",
+        openalex_id="W2741809807",
+        cited_by_count=7,
+        counts_by_year=[
+            {"year": 2025, "cited_by_count": 5},
+            {"year": 2024, "cited_by_count": 2},
+        ],
+        citations_retrieved_at="2025-12-01T10:00:00Z",
+    )
+
+    html = client.get("/publications/paper/").content.decode()
+
+    assert '<h2 id="abstract-h">Abstract</h2>' in html
+    assert "<p>We &lt;b&gt;show&lt;/b&gt; things.</p>" in html
+    assert "<dt>Cited by</dt><dd>7 <small>(OpenAlex, 1 December 2025)</small>" in html
+    assert '<th scope="row">2025</th><td>5</td>' in html
+    assert 'href="https://openalex.org/W2741809807"' in html
+
+
+def test_a_page_without_imported_data_shows_no_citation_sections(client, db):
+    factories.publication(slug="paper")
+
+    html = client.get("/publications/paper/").content.decode()
+
+    assert "Cited by" not in html and "Abstract" not in html
+
+
+def test_sort_cited_lists_the_most_cited_first_in_a_fixed_number_of_queries(
+    client, db, django_assert_max_num_queries
+):
+    for count in (3, None, 40):
+        factories.publication(title=f"Cited {count}", cited_by_count=count)
+    for _ in range(20):
+        factories.publication(authors=["A", "B"])
+    with django_assert_max_num_queries(6):
+        response = client.get("/publications/", {"sort": "cited"})
+    titles = [p.title for p in response.context["object_list"]]
+    assert titles[:2] == ["Cited 40", "Cited 3"]
+    assert "Cited by 40" in response.content.decode()

@@ -418,3 +418,38 @@ def test_metadata_adds_no_queries_as_records_grow(
         client.get(small)
     with django_assert_max_num_queries(len(baseline.captured_queries)):
         client.get(large)
+
+
+def test_ids_are_same_as_links_and_property_values(client, db):
+    member = factories.person(
+        slug="josiah", orcid="0000-0002-1825-0097", openalex_id="A5023888391"
+    )
+    member.links.create(kind="orcid", url="https://orcid.org/0000-0002-1825-0097")
+    factories.publication(
+        slug="paper", doi="10.1000/xyz", openalex_id="W2741809807", authors=[member]
+    )
+
+    person = _jsonld(_page(client, "/people/josiah/"))
+    paper = _jsonld(_page(client, "/publications/paper/"))
+
+    assert person["sameAs"] == [
+        "https://orcid.org/0000-0002-1825-0097",
+        "https://openalex.org/A5023888391",
+    ]
+    assert person["identifier"][0] == {
+        "@type": "PropertyValue",
+        "propertyID": "ORCID",
+        "value": "0000-0002-1825-0097",
+        "url": "https://orcid.org/0000-0002-1825-0097",
+    }
+    assert paper["sameAs"] == [
+        "https://doi.org/10.1000/xyz",
+        "https://openalex.org/W2741809807",
+    ]
+    assert [i["propertyID"] for i in paper["identifier"]] == ["DOI", "OpenAlex"]
+
+
+def test_an_imported_abstract_is_the_works_abstract(client, db):
+    factories.publication(slug="paper", summary="Ours.", abstract="Theirs.")
+
+    assert _jsonld(_page(client, "/publications/paper/"))["abstract"] == "Theirs."
