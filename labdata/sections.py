@@ -14,7 +14,13 @@ from django.db import models
 from core.models import Organization, Topic
 from events.models import Event, EventLink
 from people import models as people
-from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationLink,
+    SourceConflict,
+    Venue,
+)
 
 
 class Kind(enum.Enum):
@@ -93,6 +99,10 @@ def lines(*keys: str) -> tuple[Field, ...]:
     return tuple(Field(key, Kind.LINES) for key in keys)
 
 
+def flag(key: str) -> Field:
+    return Field(key, Kind.FLAG)
+
+
 def ref(key: str, target: str = "") -> Field:
     return Field(key, Kind.REF, target=target or key)
 
@@ -148,7 +158,7 @@ EXPERIENCE = Section(
 )
 AWARD = Section(
     people.Award,
-    (*numbers("year"), *values("title", "granting_body", "detail")),
+    (*numbers("year"), *values("title", "granting_body", "detail", "times")),
     Layout.COMPACT,
 )
 SERVICE = Section(
@@ -187,6 +197,7 @@ PERSON = Section(
         *values("native_name", "pronunciation", "role", "position_title", "headline"),
         ref("organization"),
         *values("team", "location", "office", "email", "secondary_email"),
+        flag("publish_email"),
         *values("bio", "research_summary", "quote", "quote_author", "photo_alt"),
         *values("status"),
         refs("topics", "topic"),
@@ -209,24 +220,32 @@ AUTHOR = Section(
     (
         *values("name"),
         ref("person"),
-        Field("equal_contribution", Kind.FLAG),
-        Field("corresponding", Kind.FLAG),
+        flag("equal_contribution"),
+        flag("corresponding"),
+        flag("position_unknown"),
     ),
     Layout.FLOW,
     as_written=True,
 )
+CONFLICT = Section(
+    SourceConflict, (*values("about"), *lines("statements")), Layout.COMPACT
+)
 PUBLICATION = Section(
     Publication,
     (
-        *values("title", "alternative_title", "kind"),
+        *values("title", "alternative_title"),
+        flag("working_title"),
+        *values("kind"),
         *numbers("year", "month"),
         ref("venue"),
         *values("venue_detail", "status", "presentation", "selected"),
-        *values("authors_complete", "summary", "key_results", "doi", "arxiv_id"),
+        *values("authors_complete", "authors_source"),
+        *values("summary", "key_results", "doi", "arxiv_id"),
         *values("pages", "volume", "number", "bibtex"),
         refs("topics", "topic"),
         rows("links", links(PublicationLink, "kind", "label", "url")),
         rows("authors", AUTHOR, attr="authorships"),
+        rows("conflicts", CONFLICT),
     ),
 )
 

@@ -123,7 +123,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
                 ]
             },
         ),
-        ("Contact", {"fields": ["email", "secondary_email"]}),
+        ("Contact", {"fields": ["email", "secondary_email", "publish_email"]}),
         ("Photo", {"fields": ["photo", "photo_preview", "photo_alt"]}),
         (
             "Profile",

@@ -41,6 +41,6 @@ def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
             },
             "alumniOf": alumni,
             "knowsAbout": [topic.name for topic in person.topics.all()],
-            "sameAs": [link.url for link in person.links.all()],
+            "sameAs": [link.url for link in person.links.all() if link.url],
         }
     )

@@ -71,6 +71,15 @@ class PersonDetailView(DetailView):
                     ["profile-publication-count", person.pk], publications.count
                 )
             ),
+            # The member's own choice of works, as their page lists them.
+            selected_publications=SimpleLazyObject(
+                lambda: list(
+                    Publication.objects.by_person(person)
+                    .selected()
+                    .newest_first()
+                    .only("slug", "title", "year")
+                )
+            ),
             data_version=self.data_version,
             news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
@@ -91,7 +100,7 @@ def person_calendar(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def person_vcard(request: HttpRequest, slug: str) -> HttpResponse:
-    """A member's contact card (.vcf); unlike the pages it carries the address."""
+    """A member's contact card (.vcf), with the address only if they publish it."""
     person = get_object_or_404(
         Person.objects.select_related("organization").prefetch_related("links"),
         slug=slug,

@@ -13,7 +13,13 @@ from django.utils import timezone
 from core.admin_mixins import VersionedAdminMixin
 from people.models import Person
 from publications.bibtex import decode_bytes
-from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationLink,
+    SourceConflict,
+    Venue,
+)
 from publications.services import (
     BibtexImportError,
     ImportReport,
@@ -47,8 +53,15 @@ class AuthorshipInline(admin.TabularInline):
         "person",
         "equal_contribution",
         "corresponding",
+        "position_unknown",
     ]
     autocomplete_fields = ["person"]
+
+
+class SourceConflictInline(admin.TabularInline):
+    model = SourceConflict
+    extra = 0
+    fields = ["position", "about", "statements"]
 
 
 class PublicationLinkInline(admin.TabularInline):
@@ -89,7 +102,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     prepopulated_fields = {"slug": ["title"]}
     autocomplete_fields = ["venue", "topics"]
     list_select_related = ["venue"]
-    inlines = [AuthorshipInline, PublicationLinkInline]
+    inlines = [AuthorshipInline, PublicationLinkInline, SourceConflictInline]
     actions = ["mark_selected", "unmark_selected"]
 
     def get_queryset(self, request):

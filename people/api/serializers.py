@@ -124,7 +124,7 @@ class ExperienceSerializer(PeriodMixin, serializers.ModelSerializer):
 class AwardSerializer(serializers.ModelSerializer):
     class Meta:
         model = Award
-        fields = ["year", "title", "granting_body", "detail"]
+        fields = ["year", "title", "granting_body", "detail", "times"]
 
 
 class ServiceSerializer(serializers.ModelSerializer):
@@ -288,6 +288,7 @@ class PersonWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "office",
             "email",
             "secondary_email",
+            "publish_email",
             "bio",
             "research_summary",
             "quote",

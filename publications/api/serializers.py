@@ -12,7 +12,13 @@ from core.api.serializers import (
 from core.json_rows import json_rows, sorted_rows
 from core.models import Topic
 from people.models import Person
-from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationLink,
+    SourceConflict,
+    Venue,
+)
 from publications.services import publication_save
 
 # What a client reads and writes alike, in the order a record shows it.
@@ -60,7 +66,10 @@ class VenueSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
 
 
 class AuthorSerializer(serializers.ModelSerializer):
-    """One author in print order; `person` is the member's API URL, or null."""
+    """One author in print order; `person` is the member's API URL, or null.
+
+    `position` is null when the source names the author without their place.
+    """
 
     person = SlugRelatedLinkField(
         view_name="api:person-detail",
@@ -71,7 +80,14 @@ class AuthorSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Authorship
-        fields = ["position", "name", "person", "equal_contribution", "corresponding"]
+        fields = [
+            "position",
+            "name",
+            "person",
+            "equal_contribution",
+            "corresponding",
+            "position_unknown",
+        ]
 
 
 class LinkSerializer(serializers.ModelSerializer):
@@ -105,17 +121,20 @@ class AuthorRowsField(RowsField):
         "person__slug",
         "equal_contribution",
         "corresponding",
+        "position_unknown",
     )
 
     def item(self, row: dict, request) -> dict:
         slug = row["person__slug"]
+        unknown = bool(row["position_unknown"])
         return {
-            "position": row["position"],
+            "position": None if unknown else row["position"],
             "name": row["name"],
             "person": slug_url(request, "api:person-detail", slug) if slug else None,
             # SQLite's JSON has no booleans: 0 and 1.
             "equal_contribution": bool(row["equal_contribution"]),
             "corresponding": bool(row["corresponding"]),
+            "position_unknown": unknown,
         }
 
 
@@ -130,6 +149,25 @@ class TopicRowsField(RowsField):
             "slug": slug,
             "name": row["topic__name"],
         }
+
+
+class ConflictSerializer(serializers.ModelSerializer):
+    """Statements of the sources that disagree, one for each place, as given."""
+
+    statements = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        model = SourceConflict
+        fields = ["about", "statements"]
+
+
+@extend_schema_field(ConflictSerializer(many=True))
+class ConflictRowsField(RowsField):
+    columns = ("position", "id", "about", "statements")
+
+    def item(self, row: dict, request) -> dict:
+        lines = [line for line in row["statements"].splitlines() if line.strip()]
+        return {"about": row["about"], "statements": lines}
 
 
 @extend_schema_field(LinkSerializer(many=True))
@@ -148,12 +186,22 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
     authors = AuthorRowsField(source="author_rows")
     topics = TopicRowsField(source="topic_rows")
     links = LinkRowsField(source="link_rows")
+    conflicts = ConflictRowsField(source="conflict_rows")
     html_url = serializers.SerializerMethodField()
     bibtex_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Publication
-        fields = ["url", *EDITABLE_FIELDS, "html_url", "bibtex_url"]
+        fields = [
+            "url",
+            *EDITABLE_FIELDS,
+            "working_title",
+            "authors_source",
+            "conflicts",
+            "html_url",
+            "bibtex_url",
+        ]
+        read_only_fields = ["working_title", "authors_source"]
 
     @staticmethod
     def queryset() -> QuerySet:
@@ -170,6 +218,9 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
             ),
             link_rows=json_rows(
                 PublicationLink.objects, "publication", LinkRowsField.columns
+            ),
+            conflict_rows=json_rows(
+                SourceConflict.objects, "publication", ConflictRowsField.columns
             ),
         )
 
@@ -203,7 +254,8 @@ class LinkInputSerializer(serializers.Serializer):
         choices=PublicationLink.Kind.choices, default="paper"
     )
     label = serializers.CharField(max_length=120, required=False, allow_blank=True)
-    url = serializers.URLField(max_length=500)
+    # A target named without an address keeps its label and no URL.
+    url = serializers.URLField(max_length=500, required=False, allow_blank=True)
 
 
 class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):

@@ -388,6 +388,7 @@ person:
   office: Room 1
   email: ada@example.org
   secondary_email: ada2@example.org
+  publish_email: true
   bio: |
     First paragraph.
 
@@ -435,7 +436,7 @@ person:
       links:
         - {label: PR, url: 'https://example.org/pr'}
   awards:
-    - {year: 2016, title: Award, granting_body: Body, detail: Detail}
+    - {year: 2016, title: Award, granting_body: Body, detail: Detail, times: Twice}
   service:
     - {kind: reviewer, role: Reviewer, venue: NeurIPS, year: 2025, detail: Detail}
   teaching:
@@ -458,6 +459,7 @@ publications:
   - slug: engine
     title: The engine
     alternative_title: Notes
+    working_title: true
     kind: journal_article
     year: 2024
     month: 9
@@ -467,6 +469,7 @@ publications:
     presentation: oral
     selected: true
     authors_complete: false
+    authors_source: The record
     summary: Sum
     key_results: Results
     doi: 10.1/engine
@@ -484,6 +487,9 @@ publications:
     authors:
       - {name: Ada Lovelace, person: ada, equal_contribution: true, corresponding: true}
       - {name: Charles Babbage}
+      - {name: Mary Somerville, position_unknown: true}
+    conflicts:
+      - {about: venue, statements: [Here, There]}
 events:
   - slug: talk
     kind: talk

@@ -12,7 +12,7 @@ EXPECTED = {
     # slug: (publications, education, experience, events, awards)
     "lei-zhu": (2, 3, 1, 5, 2),
     "jingwei-zuo": (2, 4, 6, 2, 0),
-    "shaoyi-zheng": (4, 2, 6, 0, 1),
+    "shaoyi-zheng": (4, 2, 6, 0, 0),
     "zhongzhu-zhou": (15, 5, 5, 10, 10),
 }
 
