@@ -256,7 +256,7 @@ EVENT = Section(
         DATES,
         *values("location", "host", "description"),
         refs("people", "person"),
-        ref("publication"),
+        refs("publications", "publication"),
         refs("topics", "topic"),
         rows("links", links(EventLink, "kind", "label", "url")),
     ),

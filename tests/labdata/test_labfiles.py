@@ -500,7 +500,7 @@ events:
     host: Host
     description: Desc
     people: [ada]
-    publication: engine
+    publications: [engine]
     topics: [child-topic]
     links:
       - {kind: video, label: Watch, url: 'https://example.org/v'}
