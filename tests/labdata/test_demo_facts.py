@@ -189,6 +189,10 @@ def test_stored_facts_are_shown_on_the_profiles(client, demo_lab):
     assert "Selected publications" in html
     for short in ("USYD", "SYSU", "UIUC"):
         assert f"{Organization.objects.get(short_name=short).name} ({short})" in html
+    # Short names only as the seeds write them: seed 003 writes no "NYU".
+    assert set(
+        Organization.objects.exclude(short_name="").values_list("short_name", flat=True)
+    ) == {"CUHK", "CityUHK", "Microsoft (China)", "SYSU", "Tencent", "UIUC", "USYD"}
 
     zuo = client.get("/people/jingwei-zuo/").content.decode()
     assert "The member's page shows: A carved seal reading 左京伟" in zuo

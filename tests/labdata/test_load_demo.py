@@ -56,7 +56,7 @@ def test_names_in_every_script_and_pronunciations(demo_lab):
 
 def test_seed_003_belongs_to_shaoyi_zheng(demo_lab):
     zheng = Person.objects.get(slug="shaoyi-zheng")
-    assert zheng.organization.short_name == "NYU"
+    assert zheng.organization.name == "New York University"
     hilberta = Publication.objects.get(slug="hilberta")
     first = hilberta.authorships.get(position=1)
     assert first.person == zheng
