@@ -28,7 +28,7 @@ def author_list(publication) -> SafeString:
     for authorship in publication.authorships.all():
         star = "*" if authorship.equal_contribution else ""
         if authorship.position_unknown:
-            # Named by the source without a place in the list: never shown as first.
+            # Named by the source without a place in the list: say so beside it.
             star += " (author; position not given by the source)"
         if authorship.person_id:
             parts.append(

@@ -195,7 +195,7 @@ def test_stored_facts_are_shown_on_the_profiles(client, demo_lab):
     ) == {"CUHK", "CityUHK", "Microsoft (China)", "SYSU", "Tencent", "UIUC", "USYD"}
 
     zuo = client.get("/people/jingwei-zuo/").content.decode()
-    assert "The member's page shows: A carved seal reading 左京伟" in zuo
+    assert "the member's page shows: A carved seal reading 左京伟" in zuo
 
 
 def test_the_contact_card_keeps_addresses_the_member_hid(client, demo_lab):
