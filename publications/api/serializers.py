@@ -257,6 +257,11 @@ class LinkInputSerializer(serializers.Serializer):
     # A target named without an address keeps its label and no URL.
     url = serializers.URLField(max_length=500, required=False, allow_blank=True)
 
+    def validate(self, attrs: dict) -> dict:
+        if not attrs.get("label") and not attrs.get("url"):
+            raise serializers.ValidationError("A link needs a label or a URL.")
+        return attrs
+
 
 class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
     """A publication with its authors and links, written whole or not at all."""

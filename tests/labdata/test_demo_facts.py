@@ -10,6 +10,7 @@ import re
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from rest_framework.test import APIClient
 
 from core.models import Organization
 from events.models import Event, EventLink
@@ -105,6 +106,20 @@ def test_a_link_needs_a_label_or_an_address(demo_lab):
     news = Event.objects.get(slug="2026-06-26-oscar-vllm-community")
     with pytest.raises(ValidationError, match="A link needs a label or a URL"):
         EventLink(event=news, kind="code").full_clean()
+
+
+def test_the_api_refuses_a_link_with_neither_label_nor_address(
+    demo_lab, django_user_model
+):
+    api = APIClient()
+    api.force_authenticate(django_user_model.objects.create_superuser("s", "", "p"))
+    body = {"title": "T", "slug": "t", "year": 2024, "links": [{"kind": "code"}]}
+    response = api.post("/api/publications/", body, format="json")
+    assert response.status_code == 400
+    assert "A link needs a label or a URL." in response.content.decode()
+    assert not Publication.objects.filter(slug="t").exists()
+    body["links"] = [{"kind": "code", "label": "PR #1"}]
+    assert api.post("/api/publications/", body, format="json").status_code == 201
 
 
 def test_no_text_gives_anyone_a_gender(demo_lab):
