@@ -177,15 +177,26 @@ class Organization(models.Model):
 
 
 class ExternalLink(models.Model):
-    """A labelled link to another site, ordered within its owner."""
+    """A labelled link to another site, ordered within its owner.
+
+    A source may name a target without giving its address ("MaxText #4759"): the
+    label is then kept as text and no URL is made up for it.
+    """
 
     label = models.CharField(max_length=120, blank=True)
-    url = models.URLField(max_length=500)
+    url = models.URLField(max_length=500, blank=True)
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         abstract = True
         ordering = ["position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(label="") | ~models.Q(url=""),
+                name="%(app_label)s_%(class)s_label_or_url",
+                violation_error_message="A link needs a label or a URL.",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.label or self.url

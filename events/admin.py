@@ -17,5 +17,5 @@ class EventAdmin(VersionedAdminMixin, admin.ModelAdmin):
     search_fields = ["title", "description", "host", "location"]
     date_hierarchy = "date"
     prepopulated_fields = {"slug": ["title"]}
-    autocomplete_fields = ["people", "publication", "topics"]
+    autocomplete_fields = ["people", "publications", "topics"]
     inlines = [EventLinkInline]

@@ -25,7 +25,7 @@ class EventQuerySet(DirectoryQuerySet):
         return self.filter(kind__in=Event.TALK_KINDS)
 
     def for_lists(self) -> "EventQuerySet":
-        return self.select_related("publication").prefetch_related("people", "links")
+        return self.prefetch_related("people", "links")
 
 
 class Event(models.Model):
@@ -55,12 +55,9 @@ class Event(models.Model):
     host = models.CharField(max_length=300, blank=True, help_text="Host or venue.")
     description = models.TextField(blank=True, help_text="Markdown.")
     people = models.ManyToManyField("people.Person", blank=True, related_name="events")
-    publication = models.ForeignKey(
-        "publications.Publication",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="events",
+    # A news item may announce several papers at once.
+    publications = models.ManyToManyField(
+        "publications.Publication", blank=True, related_name="events"
     )
     topics = models.ManyToManyField(Topic, blank=True, related_name="events")
     updated_at = models.DateTimeField(auto_now=True)

@@ -9,7 +9,7 @@ from search.documents import Document, grouped, id_chunks, join, within
 from search.registration import reindex_on, reindex_on_link, searchable
 
 EVENT_FIELDS = (
-    "pk", "title", "description", "host", "location", "kind", "publication__title",
+    "pk", "title", "description", "host", "location", "kind",
 )  # fmt: skip
 
 
@@ -25,6 +25,11 @@ def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Docu
             .order_by("event_id", "person_id")
             .values_list("event_id", "person__display_name")
         )
+        titles = grouped(
+            Event.publications.through.objects.filter(**of)
+            .order_by("event_id", "publication_id")
+            .values_list("event_id", "publication__title")
+        )
         event_topics = grouped(
             Event.topics.through.objects.filter(**of)
             .order_by("event_id", "topic_id")
@@ -39,7 +44,11 @@ def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Docu
                 body=join(
                     e.description, e.host, *(name for (name,) in people.get(e.pk, ()))
                 ),
-                extra=join(e.location, kinds.get(e.kind, e.kind), e.publication__title),
+                extra=join(
+                    e.location,
+                    kinds.get(e.kind, e.kind),
+                    *(title for (title,) in titles.get(e.pk, ())),
+                ),
             )
 
 
@@ -59,3 +68,4 @@ def register() -> None:
     reindex_on(Topic, "event", _events_under_topic, deleted=False)
     reindex_on_link(Event.topics.through, "event")
     reindex_on_link(Event.people.through, "event")
+    reindex_on_link(Event.publications.through, "event")

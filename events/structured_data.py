@@ -13,7 +13,6 @@ def event_jsonld(event, absolute: Absolute) -> dict[str, Any]:
         person_ref(person.display_name, person, absolute)
         for person in event.people.all()
     ]
-    publication = event.publication
     return clean(
         {
             "@context": SCHEMA,
@@ -33,15 +32,16 @@ def event_jsonld(event, absolute: Absolute) -> dict[str, Any]:
             if event.host
             else None,
             "performer": people,
-            "about": clean(
-                {
-                    "@type": "ScholarlyArticle",
-                    "name": publication.title,
-                    "url": absolute(publication.get_absolute_url()),
-                }
-            )
-            if publication
-            else None,
+            "about": [
+                clean(
+                    {
+                        "@type": "ScholarlyArticle",
+                        "name": publication.title,
+                        "url": absolute(publication.get_absolute_url()),
+                    }
+                )
+                for publication in event.publications.all()
+            ],
             "keywords": [topic.name for topic in event.topics.all()],
         }
     )

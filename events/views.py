@@ -14,7 +14,7 @@ class EventListView(FacetedSearchView):
 
 
 class EventDetailView(DetailView):
-    queryset = Event.objects.for_lists().prefetch_related("topics")
+    queryset = Event.objects.for_lists().prefetch_related("topics", "publications")
 
 
 def event_calendar(request: HttpRequest) -> HttpResponse:

@@ -73,9 +73,10 @@ class _Exporter:
         ids = set(Publication.objects.by_person(person).values_list("pk", flat=True))
         ids |= {
             row.publication_id
-            for row in [*person.experience.all(), *person.open_source.all(), *events]
+            for row in [*person.experience.all(), *person.open_source.all()]
             if row.publication_id
         }
+        ids |= {p.pk for event in events for p in event.publications.all()}
         publications = _query(PUBLICATION).filter(pk__in=ids)
         return sorted(
             publications,

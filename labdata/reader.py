@@ -61,7 +61,21 @@ def _records(path: Path) -> Iterable[tuple[str, dict]]:
         for record in records:
             if not isinstance(record, dict) or not isinstance(record.get("slug"), str):
                 raise LabFileError(f"{path}: every {section} record needs a slug")
+            if section == "events":
+                _one_publication_as_list(path, record)
             yield section, record
+
+
+def _one_publication_as_list(path: Path, record: dict) -> None:
+    """Read an event's `publication: slug`, the key before `publications`, as a list."""
+    if "publication" not in record:
+        return
+    if "publications" in record:
+        raise LabFileError(
+            f"{path}: event {record['slug']!r} gives both publication and publications"
+        )
+    one = record.pop("publication")
+    record["publications"] = [one] if one else []
 
 
 def mappings(record: dict, key: str) -> list[dict]:

@@ -14,7 +14,13 @@ from django.db import models
 from core.models import Organization, Topic
 from events.models import Event, EventLink
 from people import models as people
-from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationLink,
+    SourceConflict,
+    Venue,
+)
 
 
 class Kind(enum.Enum):
@@ -96,6 +102,10 @@ def lines(*keys: str) -> tuple[Field, ...]:
     return tuple(Field(key, Kind.LINES) for key in keys)
 
 
+def flag(key: str) -> Field:
+    return Field(key, Kind.FLAG)
+
+
 def ref(key: str, target: str = "") -> Field:
     return Field(key, Kind.REF, target=target or key)
 
@@ -158,7 +168,7 @@ EXPERIENCE = Section(
 )
 AWARD = Section(
     people.Award,
-    (*numbers("year"), *values("title", "granting_body", "detail")),
+    (*numbers("year"), *values("title", "granting_body", "detail", "times")),
     Layout.COMPACT,
 )
 SERVICE = Section(
@@ -197,6 +207,7 @@ PERSON = Section(
         *values("native_name", "pronunciation", "role", "position_title", "headline"),
         ref("organization"),
         *values("team", "location", "office", "email", "secondary_email"),
+        flag("publish_email"),
         *values("bio", "research_summary", "quote", "quote_author", "photo_alt"),
         *values("status", "orcid", "openalex_id"),
         refs("topics", "topic"),
@@ -219,20 +230,27 @@ AUTHOR = Section(
     (
         *values("name"),
         ref("person"),
-        Field("equal_contribution", Kind.FLAG),
-        Field("corresponding", Kind.FLAG),
+        flag("equal_contribution"),
+        flag("corresponding"),
+        flag("position_unknown"),
     ),
     Layout.FLOW,
     as_written=True,
 )
+CONFLICT = Section(
+    SourceConflict, (*values("about"), *lines("statements")), Layout.COMPACT
+)
 PUBLICATION = Section(
     Publication,
     (
-        *values("title", "alternative_title", "kind"),
+        *values("title", "alternative_title"),
+        flag("working_title"),
+        *values("kind"),
         *numbers("year", "month"),
         ref("venue"),
         *values("venue_detail", "status", "presentation", "selected"),
-        *values("authors_complete", "summary", "abstract", "key_results"),
+        *values("authors_complete", "authors_source"),
+        *values("summary", "abstract", "key_results"),
         *values("doi", "arxiv_id", "openalex_id", "pages", "volume", "number"),
         *values("bibtex"),
         Field("orcid_put_codes", Kind.DATA),
@@ -243,6 +261,7 @@ PUBLICATION = Section(
         refs("topics", "topic"),
         rows("links", links(PublicationLink, "kind", "label", "url")),
         rows("authors", AUTHOR, attr="authorships"),
+        rows("conflicts", CONFLICT),
     ),
 )
 
@@ -253,7 +272,7 @@ EVENT = Section(
         DATES,
         *values("location", "host", "description"),
         refs("people", "person"),
-        ref("publication"),
+        refs("publications", "publication"),
         refs("topics", "topic"),
         rows("links", links(EventLink, "kind", "label", "url")),
     ),

@@ -155,7 +155,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
                 ]
             },
         ),
-        ("Contact", {"fields": ["email", "secondary_email"]}),
+        ("Contact", {"fields": ["email", "secondary_email", "publish_email"]}),
         ("Identifiers", {"fields": ["orcid", "openalex_id"]}),
         ("Photo", {"fields": ["photo", "photo_preview", "photo_alt"]}),
         (

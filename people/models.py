@@ -189,6 +189,11 @@ class Person(models.Model):
     office = models.CharField(max_length=300, blank=True)
     email = models.EmailField(blank=True)
     secondary_email = models.EmailField(blank=True)
+    publish_email = models.BooleanField(
+        default=False,
+        help_text="The member agrees to their addresses being published in plain "
+        "form (the contact card); pages always write them obfuscated.",
+    )
     bio = models.TextField(
         blank=True, help_text="Markdown; raw HTML is removed on render."
     )
@@ -427,6 +432,12 @@ class Award(models.Model):
     title = models.CharField(max_length=300)
     granting_body = models.CharField(max_length=200, blank=True)
     detail = models.CharField(max_length=300, blank=True)
+    times = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="How often it was received, as the source writes it after the "
+        "granting body: “× 2 (2015–16 & 2017–18)”.",
+    )
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -466,6 +477,13 @@ class Service(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}: {self.venue}".rstrip(": ")
+
+    @property
+    def venue_display(self) -> str:
+        """The venue with its year, unless the venue's name already states it."""
+        if self.year is None or str(self.year) in self.venue:
+            return self.venue
+        return f"{self.venue} {self.year}".strip()
 
 
 class Teaching(models.Model):

@@ -47,7 +47,7 @@ def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
                     ("ORCID", person.orcid, orcid_url(person.orcid)),
                     ("OpenAlex", person.openalex_id, openalex_url(person.openalex_id)),
                 ],
-                [link.url for link in person.links.all()],
+                [link.url for link in person.links.all() if link.url],
             ),
         }
     )

@@ -11,7 +11,8 @@ from people.models import Person
 
 
 def person_vcard(person: Person, absolute: Callable[[str], str]) -> bytes:
-    """The member's contact card: names, organisation, title, links and email."""
+    """The member's contact card: names, organisation, title, links, and email
+    only where the member's record says it may be published."""
     card = Component()
     card.name = "VCARD"
     # RFC 6350 wants VERSION straight after BEGIN; properties stay in this order.
@@ -29,12 +30,15 @@ def person_vcard(person: Person, absolute: Callable[[str], str]) -> bytes:
         card.add("ORG", vOrg(tuple(units)))
     title = person.position_title or person.get_role_display()
     card.add("TITLE", vText(title))
-    for address in (person.email, person.secondary_email):
-        if address:
-            card.add("EMAIL", vText(address))
+    # Pages write addresses obfuscated; a plain one here would undo that for crawlers.
+    if person.publish_email:
+        for address in (person.email, person.secondary_email):
+            if address:
+                card.add("EMAIL", vText(address))
     card.add("URL", vUri(absolute(person.get_absolute_url())))
     for link in person.links.all():
-        card.add("URL", vUri(link.url))
+        if link.url:
+            card.add("URL", vUri(link.url))
     if person.photo:
         card.add("PHOTO", vUri(absolute(person.photo.url)))
     if person.headline:

@@ -79,6 +79,15 @@ class PersonDetailView(DetailView):
             publications=publications.newest_first()[:PROFILE_PUBLICATIONS],
             publication_count=SimpleLazyObject(lambda: summary["count"]),
             citations=summary,
+            # The member's own choice of works, as their page lists them.
+            selected_publications=SimpleLazyObject(
+                lambda: list(
+                    Publication.objects.by_person(person)
+                    .selected()
+                    .newest_first()
+                    .only("slug", "title", "year")
+                )
+            ),
             data_version=self.data_version,
             news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
@@ -125,7 +134,7 @@ def person_calendar(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def person_vcard(request: HttpRequest, slug: str) -> HttpResponse:
-    """A member's contact card (.vcf); unlike the pages it carries the address."""
+    """A member's contact card (.vcf), with the address only if they publish it."""
     person = get_object_or_404(
         Person.objects.select_related("organization").prefetch_related("links"),
         slug=slug,

@@ -14,7 +14,13 @@ from core.admin_mixins import VersionedAdminMixin
 from core.models import PROVENANCE_FIELDS
 from people.models import Person
 from publications.bibtex import decode_bytes
-from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationLink,
+    SourceConflict,
+    Venue,
+)
 from publications.services import (
     BibtexImportError,
     ImportReport,
@@ -48,8 +54,15 @@ class AuthorshipInline(admin.TabularInline):
         "person",
         "equal_contribution",
         "corresponding",
+        "position_unknown",
     ]
     autocomplete_fields = ["person"]
+
+
+class SourceConflictInline(admin.TabularInline):
+    model = SourceConflict
+    extra = 0
+    fields = ["position", "about", "statements"]
 
 
 class PublicationLinkInline(admin.TabularInline):
@@ -101,7 +114,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
         *PROVENANCE_FIELDS,
     ]
     list_select_related = ["venue"]
-    inlines = [AuthorshipInline, PublicationLinkInline]
+    inlines = [AuthorshipInline, PublicationLinkInline, SourceConflictInline]
     actions = ["mark_selected", "unmark_selected", "mark_reviewed"]
 
     def get_queryset(self, request):

@@ -66,7 +66,7 @@ def citation_key(publication) -> str:
     """The entry's own key where known, else first author's family, year, title word."""
     if publication.citation_key:
         return publication.citation_key
-    first = publication.authorships.all()[:1]
+    first = publication.ordered_authors[:1]
     family = name_parts(first[0].name, first[0].family_name)[1] if first else "anon"
     word = re.sub(r"[^a-z0-9]", "", publication.title.split()[0].lower()) or "work"
     year = "nd" if publication.year is None else str(publication.year)
@@ -102,7 +102,7 @@ def _bibtex_name(authorship) -> str:
 
 def paper_url(publication) -> str:
     """The first paper link of a publication, else its first link of any kind."""
-    links = list(publication.links.all())
+    links = [link for link in publication.links.all() if link.url]
     for link in links:
         if link.kind == "paper":
             return link.url
@@ -110,13 +110,12 @@ def paper_url(publication) -> str:
 
 
 def build_entry(publication) -> Entry:
-    authors = [_bibtex_name(a) for a in publication.authorships.all()]
-    if not publication.authors_complete:
+    authors = [_bibtex_name(a) for a in publication.ordered_authors]
+    if authors and not publication.authors_complete:
         authors.append("others")
-    fields = [
-        Field("title", "{" + _escape(publication.title) + "}"),
-        Field("author", " and ".join(authors)),
-    ]
+    fields = [Field("title", "{" + _escape(publication.title) + "}")]
+    if authors:
+        fields.append(Field("author", " and ".join(authors)))
     venue = publication.venue.name if publication.venue else publication.venue_detail
     if venue:
         key = "journal" if publication.kind == "journal_article" else "booktitle"
@@ -142,8 +141,11 @@ def build_entry(publication) -> Entry:
     url = paper_url(publication)
     if url:
         fields.append(Field("url", url))
-    if publication.status != "published":
-        fields.append(Field("note", publication.get_status_display()))
+    notes = [publication.status_note, publication.author_order_note]
+    if publication.working_title:
+        notes.append("Working title")
+    if any(notes):
+        fields.append(Field("note", _escape(". ".join(n for n in notes if n))))
     return Entry(
         ENTRY_TYPES.get(publication.kind, "misc"), citation_key(publication), fields
     )

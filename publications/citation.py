@@ -35,10 +35,14 @@ def _initials(given: str) -> str:
 
 
 def apa_authors(publication) -> str:
-    """The author list in APA form, co-first authors starred, incomplete lists cut."""
+    """The author list in APA form, co-first authors starred, incomplete lists cut.
+
+    Authors whose place in the list no source gives are left out: naming them
+    here would put them in an order nobody stated.
+    """
     names = [
         apa_name(a.name) + ("*" if a.equal_contribution else "")
-        for a in publication.authorships.all()
+        for a in publication.ordered_authors
     ]
     if not names:
         return ""
@@ -83,6 +87,8 @@ def apa(publication) -> str:
     else:
         when = f"({publication.year_label})"
     title = publication.title.strip()
+    if publication.working_title:
+        title += " [Working title]"
     if publication.status == "under_review":
         title += " [Manuscript under review]"
     parts = [f"{authors} {when}." if authors else f"{when}.", _sentence(title)]

@@ -93,7 +93,7 @@ def to_csl(publication: Publication) -> dict:
         "id": publication.slug,
         "type": CSL_TYPES.get(publication.kind, "document"),
         "title": publication.title,
-        "author": [_csl_name(a) for a in publication.authorships.all()],
+        "author": [_csl_name(a) for a in publication.ordered_authors],
         "citation-key": citation_key(publication),
     }
     # No "issued" for an undated work: CSL styles print it as "n.d.".
@@ -121,8 +121,10 @@ def to_csl(publication: Publication) -> dict:
     item.update({key: value for key, value in optional.items() if value})
     if publication.arxiv_id:
         item["number"] = f"arXiv:{publication.arxiv_id}"
-    if publication.status != Publication.Status.PUBLISHED:
-        item["status"] = publication.get_status_display().lower()
+    if publication.status_note:
+        item["status"] = publication.status_note.lower()
+    if publication.author_order_note:
+        item["note"] = publication.author_order_note
     return item
 
 
@@ -139,7 +141,7 @@ def _ris_record(publication: Publication) -> list[str]:
     lines = [_ris_line("TY", RIS_TYPES.get(publication.kind, "GEN"))]
     lines.append(_ris_line("ID", publication.slug))
     lines.append(_ris_line("TI", publication.title))
-    for authorship in publication.authorships.all():
+    for authorship in publication.ordered_authors:
         given, family, suffix = name_parts(authorship.name, authorship.family_name)
         lines.append(
             _ris_line("AU", ", ".join(p for p in (family, given, suffix) if p))
@@ -170,8 +172,9 @@ def _ris_record(publication: Publication) -> list[str]:
         lines.append(_ris_line("UR", url))
     if publication.arxiv_id:
         lines.append(_ris_line("UR", f"https://arxiv.org/abs/{publication.arxiv_id}"))
-    if publication.status != Publication.Status.PUBLISHED:
-        lines.append(_ris_line("N1", publication.get_status_display()))
+    for note in (publication.status_note, publication.author_order_note):
+        if note:
+            lines.append(_ris_line("N1", note))
     lines.append("ER  - ")
     return lines
 

@@ -104,6 +104,8 @@ class Publication(Provenance, models.Model):
         ACCEPTED = "accepted", "Accepted"
         UNDER_REVIEW = "under_review", "Under review"
         PREPRINT = "preprint", "Preprint"
+        # The source lists the work without saying where it stands.
+        NOT_STATED = "not_stated", "Status not stated"
 
     class Kind(models.TextChoices):
         CONFERENCE_PAPER = "conference_paper", "Conference paper"
@@ -124,6 +126,10 @@ class Publication(Provenance, models.Model):
     title = models.CharField(max_length=500)
     alternative_title = models.CharField(
         max_length=500, blank=True, help_text="Another title the work is listed under."
+    )
+    working_title = models.BooleanField(
+        default=False,
+        help_text="The source names only the method or project, not a paper title.",
     )
     slug = models.SlugField(max_length=120, unique=True)
     kind = models.CharField(
@@ -160,6 +166,12 @@ class Publication(Provenance, models.Model):
     )
     authors_complete = models.BooleanField(
         default=True, help_text="Untick when the source names only some of the authors."
+    )
+    authors_source = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Where the author list comes from when the member's page does not "
+        "give it: the public record's URL or citation.",
     )
     summary = models.TextField(blank=True)
     abstract = models.TextField(
@@ -264,6 +276,34 @@ class Publication(Provenance, models.Model):
             return self.venue_detail
         return str(self.venue)
 
+    @property
+    def status_note(self) -> str:
+        """The status as a note for citations: blank when published or not stated."""
+        if self.status in (self.Status.PUBLISHED, self.Status.NOT_STATED):
+            return ""
+        return self.get_status_display()
+
+    @property
+    def ordered_authors(self) -> list["Authorship"]:
+        """The authors whose place a source gives, in print order."""
+        return [a for a in self.authorships.all() if not a.position_unknown]
+
+    @property
+    def unplaced_authors(self) -> list["Authorship"]:
+        """The authors a source names without saying where in the list they stand."""
+        return [a for a in self.authorships.all() if a.position_unknown]
+
+    @property
+    def author_order_note(self) -> str:
+        """Why citations leave some authors out of the author list, or blank."""
+        names = [a.name for a in self.unplaced_authors]
+        if not names:
+            return ""
+        return (
+            f"Authors include {', '.join(names)}; the source does not give "
+            "the order of the authors."
+        )
+
 
 class Authorship(models.Model):
     """One author in print order: a member is linked, anyone else kept as a name."""
@@ -290,6 +330,11 @@ class Authorship(models.Model):
         default=False, help_text="Co-first (equal contribution), marked * in print."
     )
     corresponding = models.BooleanField(default=False)
+    position_unknown = models.BooleanField(
+        default=False,
+        help_text="The source names this author but not where in the list: "
+        "position only keeps the rows apart, and no citation puts them first.",
+    )
 
     class Meta:
         ordering = ["publication", "position"]
@@ -308,7 +353,35 @@ class Authorship(models.Model):
         indexes = [models.Index(fields=["person", "publication"])]
 
     def __str__(self) -> str:
+        if self.position_unknown:
+            return f"{self.name} (position not given)"
         return f"{self.position}. {self.name}"
+
+
+class SourceConflict(models.Model):
+    """Statements of the sources that disagree about a publication, kept as given."""
+
+    publication = models.ForeignKey(
+        Publication, on_delete=models.CASCADE, related_name="conflicts"
+    )
+    about = models.CharField(
+        max_length=100, help_text="What they disagree on: “venue”."
+    )
+    statements = models.TextField(
+        help_text="One line for each place, as it is worded there: "
+        "“Publication list: ICLR 2025”."
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.publication}: {self.about}"
+
+    @property
+    def statement_list(self) -> list[str]:
+        return [line for line in self.statements.splitlines() if line.strip()]
 
 
 class PublicationLink(ExternalLink):

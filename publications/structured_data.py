@@ -55,14 +55,15 @@ def publication_jsonld(publication, absolute: Absolute) -> dict[str, Any]:
             "alternativeHeadline": publication.alternative_title,
             "author": [
                 person_ref(a.name, a.person, absolute)
-                for a in publication.authorships.all()
+                for a in publication.ordered_authors
             ],
             "datePublished": publication_date(publication),
             venue_property: venue,
             "abstract": publication.abstract or publication.summary,
             "keywords": [topic.name for topic in publication.topics.all()],
             "pagination": publication.pages,
-            "creativeWorkStatus": publication.get_status_display(),
+            "creativeWorkStatus": publication.status_note
+            or ("Published" if publication.status == "published" else ""),
             **identified(ids),
         }
     )
@@ -70,7 +71,7 @@ def publication_jsonld(publication, absolute: Absolute) -> dict[str, Any]:
 
 def _pdf_url(publication) -> str:
     for link in publication.links.all():
-        if link.kind == "pdf":
+        if link.kind == "pdf" and link.url:
             return link.url
     if publication.arxiv_id:
         return f"https://arxiv.org/pdf/{publication.arxiv_id}"
@@ -95,7 +96,7 @@ def _container(publication) -> tuple[str, str]:
 def scholar_meta(publication, absolute: Absolute) -> list[tuple[str, str]]:
     """Google Scholar's citation_* tags, as (name, content) pairs in order."""
     tags = [("citation_title", publication.title)]
-    tags += [("citation_author", a.name) for a in publication.authorships.all()]
+    tags += [("citation_author", a.name) for a in publication.ordered_authors]
     if publication.year is not None:
         tags.append(("citation_publication_date", publication_date(publication, "/")))
     container, title = _container(publication)

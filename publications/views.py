@@ -43,7 +43,7 @@ class PublicationListView(FacetedSearchView):
 
 class PublicationDetailView(DetailView):
     queryset = Publication.objects.with_authors().prefetch_related(
-        "topics", "events", "experience_entries__person"
+        "topics", "events", "experience_entries__person", "conflicts"
     )
 
     def get_context_data(self, **kwargs) -> dict:

@@ -27,6 +27,9 @@ def author_list(publication) -> SafeString:
     parts = []
     for authorship in publication.authorships.all():
         star = "*" if authorship.equal_contribution else ""
+        if authorship.position_unknown:
+            # Named by the source without a place in the list: say so beside it.
+            star += " (author; position not given by the source)"
         if authorship.person_id:
             parts.append(
                 format_html(
@@ -43,6 +46,15 @@ def author_list(publication) -> SafeString:
     if not publication.authors_complete:
         parts.append(format_html('<span class="author more">{}</span>', "et al."))
     return mark_safe(", ".join(parts))  # noqa: S308 - every part is escaped above
+
+
+@register.simple_tag
+def external_link(link, rel: str = "noopener") -> SafeString:
+    """A link by its label; the label as plain text when no URL is known."""
+    label = link.label or (link.get_kind_display() if hasattr(link, "kind") else "")
+    if not link.url:
+        return format_html('<span class="link-text">{}</span>', label)
+    return format_html('<a href="{}" rel="{}">{}</a>', link.url, rel, label or link.url)
 
 
 @register.simple_tag(takes_context=True)

@@ -18,8 +18,8 @@ from search.api import FacetedViewSet, list_schema
     **write_schemas(EventSerializer, EventWriteSerializer),
 )
 class EventViewSet(FacetedViewSet):
-    queryset = Event.objects.select_related("publication").prefetch_related(
-        "people", "topics", "links"
+    queryset = Event.objects.prefetch_related(
+        "people", "topics", "links", "publications"
     )
     serializer_class = EventSerializer
     write_serializer_class = EventWriteSerializer

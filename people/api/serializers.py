@@ -129,7 +129,7 @@ class ExperienceSerializer(PeriodMixin, serializers.ModelSerializer):
 class AwardSerializer(serializers.ModelSerializer):
     class Meta:
         model = Award
-        fields = ["year", "title", "granting_body", "detail"]
+        fields = ["year", "title", "granting_body", "detail", "times"]
 
 
 class ServiceSerializer(serializers.ModelSerializer):
@@ -295,6 +295,7 @@ class PersonWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):
             "office",
             "email",
             "secondary_email",
+            "publish_email",
             "bio",
             "research_summary",
             "quote",

@@ -12,7 +12,13 @@ from core.api.serializers import (
 from core.json_rows import json_rows, sorted_rows
 from core.models import Topic
 from people.models import Person
-from publications.models import Authorship, Publication, PublicationLink, Venue
+from publications.models import (
+    Authorship,
+    Publication,
+    PublicationLink,
+    SourceConflict,
+    Venue,
+)
 from publications.services import publication_save
 
 # What a client reads and writes alike, in the order a record shows it.
@@ -73,7 +79,10 @@ class VenueSerializer(ModelCleanMixin, serializers.HyperlinkedModelSerializer):
 
 
 class AuthorSerializer(serializers.ModelSerializer):
-    """One author in print order; `person` is the member's API URL, or null."""
+    """One author in print order; `person` is the member's API URL, or null.
+
+    `position` is null when the source names the author without their place.
+    """
 
     person = SlugRelatedLinkField(
         view_name="api:person-detail",
@@ -84,7 +93,14 @@ class AuthorSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Authorship
-        fields = ["position", "name", "person", "equal_contribution", "corresponding"]
+        fields = [
+            "position",
+            "name",
+            "person",
+            "equal_contribution",
+            "corresponding",
+            "position_unknown",
+        ]
 
 
 class LinkSerializer(serializers.ModelSerializer):
@@ -118,17 +134,20 @@ class AuthorRowsField(RowsField):
         "person__slug",
         "equal_contribution",
         "corresponding",
+        "position_unknown",
     )
 
     def item(self, row: dict, request) -> dict:
         slug = row["person__slug"]
+        unknown = bool(row["position_unknown"])
         return {
-            "position": row["position"],
+            "position": None if unknown else row["position"],
             "name": row["name"],
             "person": slug_url(request, "api:person-detail", slug) if slug else None,
             # SQLite's JSON has no booleans: 0 and 1.
             "equal_contribution": bool(row["equal_contribution"]),
             "corresponding": bool(row["corresponding"]),
+            "position_unknown": unknown,
         }
 
 
@@ -143,6 +162,25 @@ class TopicRowsField(RowsField):
             "slug": slug,
             "name": row["topic__name"],
         }
+
+
+class ConflictSerializer(serializers.ModelSerializer):
+    """Statements of the sources that disagree, one for each place, as given."""
+
+    statements = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        model = SourceConflict
+        fields = ["about", "statements"]
+
+
+@extend_schema_field(ConflictSerializer(many=True))
+class ConflictRowsField(RowsField):
+    columns = ("position", "id", "about", "statements")
+
+    def item(self, row: dict, request) -> dict:
+        lines = [line for line in row["statements"].splitlines() if line.strip()]
+        return {"about": row["about"], "statements": lines}
 
 
 @extend_schema_field(LinkSerializer(many=True))
@@ -161,13 +199,23 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
     authors = AuthorRowsField(source="author_rows")
     topics = TopicRowsField(source="topic_rows")
     links = LinkRowsField(source="link_rows")
+    conflicts = ConflictRowsField(source="conflict_rows")
     html_url = serializers.SerializerMethodField()
     bibtex_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Publication
-        fields = ["url", *EDITABLE_FIELDS, *IMPORTED_FIELDS, "html_url", "bibtex_url"]
-        read_only_fields = IMPORTED_FIELDS
+        fields = [
+            "url",
+            *EDITABLE_FIELDS,
+            *IMPORTED_FIELDS,
+            "working_title",
+            "authors_source",
+            "conflicts",
+            "html_url",
+            "bibtex_url",
+        ]
+        read_only_fields = [*IMPORTED_FIELDS, "working_title", "authors_source"]
 
     @staticmethod
     def queryset() -> QuerySet:
@@ -186,6 +234,9 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
             ),
             link_rows=json_rows(
                 PublicationLink.objects, "publication", LinkRowsField.columns
+            ),
+            conflict_rows=json_rows(
+                SourceConflict.objects, "publication", ConflictRowsField.columns
             ),
         )
 
@@ -219,7 +270,13 @@ class LinkInputSerializer(serializers.Serializer):
         choices=PublicationLink.Kind.choices, default="paper"
     )
     label = serializers.CharField(max_length=120, required=False, allow_blank=True)
-    url = serializers.URLField(max_length=500)
+    # A target named without an address keeps its label and no URL.
+    url = serializers.URLField(max_length=500, required=False, allow_blank=True)
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs.get("label") and not attrs.get("url"):
+            raise serializers.ValidationError("A link needs a label or a URL.")
+        return attrs
 
 
 class PublicationWriteSerializer(ModelCleanMixin, serializers.ModelSerializer):

@@ -37,6 +37,7 @@ PAGES = {
     "profile": "/people/jingwei-zuo/",
     "profile-zhou": "/people/zhongzhu-zhou/",
     "publication": "/publications/duoattention/",
+    "publication-unplaced-author": "/publications/kitty/",
     "event": "/events/2026-07-09-i-dlm-squeeze-evolve-colm/",
     "search": "/search/?q=attention",
     "topic": "/topics/quantization/",

@@ -419,6 +419,7 @@ person:
   office: Room 1
   email: ada@example.org
   secondary_email: ada2@example.org
+  publish_email: true
   bio: |
     First paragraph.
 
@@ -475,7 +476,7 @@ person:
       links:
         - {label: PR, url: 'https://example.org/pr'}
   awards:
-    - {year: 2016, title: Award, granting_body: Body, detail: Detail}
+    - {year: 2016, title: Award, granting_body: Body, detail: Detail, times: Twice}
   service:
     - {kind: reviewer, role: Reviewer, venue: NeurIPS, year: 2025, detail: Detail}
   teaching:
@@ -498,6 +499,7 @@ publications:
   - slug: engine
     title: The engine
     alternative_title: Notes
+    working_title: true
     kind: journal_article
     year: 2024
     month: 9
@@ -507,6 +509,7 @@ publications:
     presentation: oral
     selected: true
     authors_complete: false
+    authors_source: The record
     summary: Sum
     abstract: The abstract.
     key_results: Results
@@ -535,6 +538,9 @@ publications:
     authors:
       - {name: Ada Lovelace, person: ada, equal_contribution: true, corresponding: true}
       - {name: Charles Babbage}
+      - {name: Mary Somerville, position_unknown: true}
+    conflicts:
+      - {about: venue, statements: [Here, There]}
 events:
   - slug: talk
     kind: talk
@@ -545,7 +551,7 @@ events:
     host: Host
     description: Desc
     people: [ada]
-    publication: engine
+    publications: [engine]
     topics: [child-topic]
     links:
       - {kind: video, label: Watch, url: 'https://example.org/v'}

@@ -1,6 +1,7 @@
 from icalendar import Component
 from icalendar.parser import Contentlines
 
+from people.models import Person
 from tests import factories
 
 
@@ -30,15 +31,14 @@ def test_vcard_download_describes_the_member(client, demo_lab):
     assert _values(content, "FN") == ["Jingwei Zuo"]
     assert _values(content, "NICKNAME") == ["Chris"]
     assert _values(content, "TITLE") == ["2nd-year Ph.D., Computer Science"]
-    assert _values(content, "EMAIL") == ["jingwei.zuo@rice.edu"]
-    assert _values(content, "URL") == [
-        "http://testserver/people/jingwei-zuo/",
-        "https://www.instagram.com/chris.z_pics/",
-    ]
+    # The member does not publish the address, and the Instagram link has none.
+    assert _values(content, "EMAIL") == []
+    assert _values(content, "URL") == ["http://testserver/people/jingwei-zuo/"]
     assert _values(content, "NOTE") == ["Systems for AI, and AI for systems"]
 
 
-def test_vcard_carries_both_addresses_of_a_member_with_two(client, demo_lab):
+def test_vcard_carries_both_addresses_of_a_member_who_publishes_them(client, demo_lab):
+    Person.objects.filter(slug="zhongzhu-zhou").update(publish_email=True)
     content = client.get("/people/zhongzhu-zhou/vcard.vcf").content
 
     assert _values(content, "EMAIL") == [

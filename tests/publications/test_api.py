@@ -38,6 +38,7 @@ def test_duoattention_lists_eight_authors_in_order_with_the_member_linked(
         "person": None,
         "equal_contribution": False,
         "corresponding": False,
+        "position_unknown": False,
     }
     assert authors[2]["name"] == "Jingwei Zuo"
     assert authors[2]["person"].endswith("/api/people/jingwei-zuo/")

@@ -278,8 +278,8 @@ def _scene(text: Text) -> SimpleNamespace:
             slug="hostile-news",
             kind="news",
             date=today - datetime.timedelta(days=3),
-            publication=paper,
         )
+        news.publications.add(paper)
         talk = _record(
             Event,
             text,
