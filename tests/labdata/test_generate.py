@@ -152,9 +152,6 @@ def table_digests() -> dict[str, str]:
     return digests
 
 
-# Columns added after the digests were taken: the generator leaves them at their
-# defaults, and the digests compare only what it writes.
-
 # Digests of what the generator wrote before it was split into one function per
 # table (labdata/generate.py at 3bbf214): the same seed must keep giving them.
 SMALL_LAB_DIGESTS = {
@@ -169,7 +166,9 @@ SMALL_LAB_DIGESTS = {
     "publications_publication": "8d9941066abf2090",
     "publications_authorship": "e82fbd3a7c8d489b",
     "publications_publication_topics": "876872b047423de0",
-    "events_event": "2a7e7a77f5188ae8",
+    # Re-pinned when an event's one publication became many: the column, empty in
+    # every generated lab, left the table; the generator's events did not change.
+    "events_event": "46b5e78710eb2f23",
     "events_event_people": "77bc76f0d9989234",
     "events_event_topics": "c484f6cc6dc75fa5",
 }

@@ -14,8 +14,9 @@ def computed(lab):
 def test_the_profile_lists_similar_researchers_with_reasons(
     client, computed, django_assert_max_num_queries
 ):
-    # The profile's 17, and the stale check, the list, its topics and places.
-    with django_assert_max_num_queries(21):
+    # The profile's own (with its pictures, citations and selected works), and
+    # the stale check, the list, its topics and places.
+    with django_assert_max_num_queries(26):
         response = client.get("/people/ana/")
     html = response.content.decode()
     section = html[html.index('id="similar"') :]

@@ -118,9 +118,9 @@ class _Page(HTMLParser):
             if name in URL_ATTRIBUTES and _runs_code(value or ""):
                 self.problems.append(f"<{tag} {name}={value!r}>")
         attributes = dict(attrs)
-        own_picture = tag == "svg" and "chart-svg" in (
-            attributes.get("class") or ""
-        ).split()
+        own_picture = (
+            tag == "svg" and "chart-svg" in (attributes.get("class") or "").split()
+        )
         if tag in self.forbidden and not own_picture:
             self.problems.append(f"<{tag} {attrs!r}>")
         if tag == "meta":
