@@ -72,7 +72,13 @@ class PersonViewSet(FacetedViewSet):
         "ones) and organisations, and shared words when nothing else is shared.",
         responses={200: SimilarPersonSerializer(many=True), 404: ERROR_RESPONSES[404]},
     )
-    @action(detail=True, methods=["get"], url_path="similar")
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="similar",
+        pagination_class=None,
+        filter_backends=[],
+    )
     def similar(self, request: Request, slug: str) -> Response:
         person = get_object_or_404(Person.objects.all(), slug=slug)
         serializer = SimilarPersonSerializer(

@@ -90,6 +90,7 @@ class AuthorSerializer(serializers.ModelSerializer):
         read_only=True,
         allow_null=True,
     )
+    position = serializers.IntegerField(min_value=1, allow_null=True, read_only=True)
 
     class Meta:
         model = Authorship
