@@ -70,7 +70,9 @@ backup: setup
 		--exclude contenttypes --exclude auth.permission --exclude sessions \
 		--exclude directory.searchterm --exclude people.personsearchdocument \
 		--exclude publications.publicationsearchdocument \
-		--exclude events.eventsearchdocument --indent 1 -o $(BACKUP)
+		--exclude events.eventsearchdocument --exclude search.embedding \
+		--exclude people.similarperson --exclude people.stalesimilarity \
+		--indent 1 -o $(BACKUP)
 	@echo "Wrote $(BACKUP)"
 
 restore: migrate
