@@ -102,7 +102,8 @@ def test_network_scrolls_inside_its_box_on_a_phone(at_width):
     assert sizes[0] > sizes[1]  # the picture keeps its size and scrolls
     region.focus()  # reachable from the keyboard
     page.keyboard.press("ArrowRight")
-    assert region.evaluate("(el) => el.scrollLeft") > 0
+    # A keyboard scroll may be animated: wait for it to move (or time out).
+    page.wait_for_function("(el) => el.scrollLeft > 0", arg=region.element_handle())
 
 
 def test_pictures_are_drawn_and_linked_without_javascript(at_width):
