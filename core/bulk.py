@@ -40,7 +40,9 @@ def insert_rows(
         if connection.vendor == "postgresql":
             # COPY is PostgreSQL's bulk-load path: about twice as fast again.
             copy_sql = f'COPY "{meta.db_table}" ({columns}) FROM STDIN'
-            with cursor.cursor.copy(copy_sql) as copy:
+            # The driver's own cursor: its errors become Django's (IntegrityError…)
+            # as they do through Django's cursor.
+            with connection.wrap_database_errors, cursor.cursor.copy(copy_sql) as copy:
                 for row in rows:
                     copy.write_row((*row, *defaults))
             return

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from core.bulk import insert_rows
 from core.cache import invalidate
@@ -348,7 +348,11 @@ def similar_people(person: Person) -> list[SimilarPerson]:
         not settings.WARM_CACHE_AFTER_WRITE
         or not SimilarPerson.objects.filter(person=person).exists()
     ):
-        compute_similar([person.pk])
+        try:
+            with transaction.atomic():
+                compute_similar([person.pk])
+        except IntegrityError:
+            pass  # another request wrote the same list at the same moment: read it
     rows = list(
         SimilarPerson.objects.filter(person=person)
         .select_related("other__organization")

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -181,9 +182,12 @@ def _snapshot(env: dict[str, str], out: Path) -> dict[str, list[str]]:
         if record["model"] == "directory.searchterm":
             # Rebuilt from scratch: the same words, numbered anew.
             record.pop("pk")
-        tables.setdefault(record["model"], []).append(
-            json.dumps(record, sort_keys=True)
+        # A time whose microseconds are under 1,000 is written "…:41.000Z" and
+        # reads back as whole seconds, written "…:41Z": the same instant.
+        text = re.sub(
+            r"(T\d\d:\d\d:\d\d)\.000Z", r"\1Z", json.dumps(record, sort_keys=True)
         )
+        tables.setdefault(record["model"], []).append(text)
     return {label: sorted(rows) for label, rows in tables.items()}
 
 
