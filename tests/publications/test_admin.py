@@ -222,33 +222,32 @@ def test_imported_records_to_review_are_filtered_and_marked_reviewed(
     assert not Publication.objects.filter(needs_review=True).exists()
 
 
-def test_staff_who_may_only_view_cannot_mark_records_reviewed(
-    client, db, django_user_model
-):
-    paper = factories.publication(title="Unchecked", needs_review=True)
+@pytest.fixture
+def viewer(client, db, django_user_model):
+    """A client signed in as staff who may only view publications."""
     user = django_user_model.objects.create_user(
         "viewer", password="a-long-test-password", is_staff=True
     )
     user.user_permissions.add(Permission.objects.get(codename="view_publication"))
     client.force_login(user)
-    changelist = "/admin/publications/publication/"
-    assert b"Mark as reviewed" not in client.get(changelist).content
-    client.post(changelist, {"action": "mark_reviewed", "_selected_action": [paper.pk]})
-    paper.refresh_from_db()
-    assert paper.needs_review
+    return client
 
 
-def test_staff_who_may_only_view_cannot_feature_or_unfeature(
-    client, db, django_user_model
+CHANGELIST = "/admin/publications/publication/"
+
+
+@pytest.mark.parametrize(
+    "action, label, field, before",
+    [
+        ("mark_reviewed", b"Mark as reviewed", "needs_review", True),
+        ("mark_selected", b"Feature as selected", "selected", False),
+    ],
+)
+def test_staff_who_may_only_view_cannot_run_actions_that_change(
+    viewer, action, label, field, before
 ):
-    paper = factories.publication(title="Viewed only", selected=False)
-    user = django_user_model.objects.create_user(
-        "viewer", password="a-long-test-password", is_staff=True
-    )
-    user.user_permissions.add(Permission.objects.get(codename="view_publication"))
-    client.force_login(user)
-    changelist = "/admin/publications/publication/"
-    assert b"Feature as selected" not in client.get(changelist).content
-    client.post(changelist, {"action": "mark_selected", "_selected_action": [paper.pk]})
+    paper = factories.publication(title="Viewed only", **{field: before})
+    assert label not in viewer.get(CHANGELIST).content
+    viewer.post(CHANGELIST, {"action": action, "_selected_action": [paper.pk]})
     paper.refresh_from_db()
-    assert not paper.selected
+    assert getattr(paper, field) is before
