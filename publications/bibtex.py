@@ -473,7 +473,10 @@ class _Decode(LibraryMiddleware):
     def transform(self, library: Library) -> Library:
         for entry in library.entries:
             for f in entry.fields:
-                if f.key == "author":
+                key = f.key  # a property: read once
+                if key in _TEXT_FIELDS:
+                    f.value = decode_latex(f.value)
+                elif key == "author":
                     try:
                         names = split_multiple_persons_names(f.value)
                         entry.parser_metadata["authors"] = [_name(n) for n in names]
@@ -481,10 +484,8 @@ class _Decode(LibraryMiddleware):
                         entry.parser_metadata["error"] = f"author {exc.name!r}: " + (
                             exc.reason
                         )
-                elif f.key in _VERBATIM_FIELDS:
+                elif key in _VERBATIM_FIELDS:
                     f.value = _unescape_verbatim(f.value)
-                elif f.key in _TEXT_FIELDS:
-                    f.value = decode_latex(f.value)
         return library
 
 
@@ -612,25 +613,121 @@ def decode_latex(value: str) -> str:
 def _plain(value: str) -> str:
     # What pylatexenc would do to text without TeX, without parsing it: skipping
     # the parser is what makes thousands of entries a second possible.
+    # Ligatures first: `-{}-` is two hyphens, as TeX reads it.
+    return " ".join(_plain_piece(value).replace("{", "").replace("}", "").split())
+
+
+def _plain_piece(value: str) -> str:
     for tex, text in (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”")):
         value = value.replace(tex, text)
-    value = value.replace("{", "").replace("}", "").replace("~", " ")
-    return " ".join(value.split())
+    return value.replace("~", " ")
 
 
 @functools.lru_cache(maxsize=65536)
 def _decode_word(value: str) -> str:
     if "\\" not in value and "$" not in value:
         return _plain(value)
-    decoder, walker_context = _decoder()
     # An unescaped % is a TeX comment, but in a .bib file it is meant literally.
     value = re.sub(r"(?<!\\)%", r"\\%", value)
     value = _CHAR_CODE.sub(_char, _DIMENSION.sub("", value))
+    text = _simple_tex(value)
+    if text is not None:
+        return text
+    decoder, walker_context = _decoder()
     try:
         text = decoder.latex_to_text(value, latex_context=walker_context)
     except Exception:  # pylatexenc is tolerant; keep the text if it ever gives up
         text = value
     return " ".join(text.split())
+
+
+# Most words with TeX in a bibliography hold only logos, switches, escaped specials
+# and accents: read through these tables they give what pylatexenc gives, without
+# its parser (tests/publications/test_bibtex_decode.py holds the two to the same
+# text). A word with anything else (math, `\\`, a command pylatexenc knows
+# and these tables do not) goes to pylatexenc.
+_LETTER = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"  # a letter, or a dotless i or j
+_SIMPLE_TOKENS = re.compile(
+    rf"\\(?P<accent>['\"`^~=.])\s*(?:\{{(?P<braced>{_LETTER})\}}|(?P<bare>{_LETTER}))"
+    rf"|\\(?P<letter_accent>[vHcukr])"
+    rf"(?:\{{(?P<lbraced>{_LETTER})\}}|\s+(?P<lbare>[A-Za-z]))"
+    r"|\\(?P<name>[A-Za-z]+)(?P<space>\s*)"
+    r"|\\(?P<char>.)"
+    r"|(?P<brace>[{}])"
+    r"|(?P<text>[^\\{}$]+)"
+    r"|(?P<math>\$)",
+    re.S,
+)
+# Ligatures and ties that pylatexenc reads as markup of their own.
+_SPECIALS = ("--", "``", "''", "~", "!`", "?`")
+_ACCENTED = ("braced", "bare", "lbraced", "lbare")
+_COMBINING = {
+    "'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303",
+    "=": "\u0304", ".": "\u0307", "v": "\u030c", "H": "\u030b", "c": "\u0327",
+    "u": "\u0306", "k": "\u0328", "r": "\u030a",
+}  # fmt: skip
+_LETTERS = {
+    "i": "ı", "j": "ȷ", "l": "ł", "L": "Ł", "o": "ø", "O": "Ø", "ss": "ß",
+    "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å",
+    "dots": "…", "textbackslash": "\\",
+}  # fmt: skip
+_ESCAPED = {
+    "&": "&", "%": "%", "#": "#", "$": "$", "_": "_", "{": "{", "}": "}",
+    " ": " ", "/": "", ",": " ", "-": "\xad",
+}  # fmt: skip
+
+
+def _simple_tex(value: str) -> str | None:
+    """The text of a word of logos, switches, escapes and accents; None otherwise."""
+    out: list[str] = []
+    space_after_command = False
+    for token in _SIMPLE_TOKENS.finditer(value):
+        text, name, char = token.group("text", "name", "char")
+        if space_after_command and text is not None and not text.startswith(_SPECIALS):
+            out.append(" ")  # `\\TeX hax`: two words; before `{`, `\\`, `--` it goes
+        space_after_command = False
+        if text is not None:
+            out.append(_plain_piece(text))
+        elif name is not None:
+            text = _command_text(name)
+            if text is None or token.group("space").count("\n") > 1:
+                return None  # unknown to the tables, or a paragraph break follows
+            if name in _ARGUMENT_IS_TEXT and not value.startswith("{", token.end()):
+                return None  # `\\hbox to 3in{…}`: what its argument is, TeX decides
+            out.append(text)
+            space_after_command = bool(token.group("space")) and name not in _JOINED
+        elif char is not None:
+            if char not in _ESCAPED:
+                return None
+            out.append(_ESCAPED[char])
+        elif token.group("math") is not None:
+            return None
+        elif token.group("brace") is None:  # an accent on a letter
+            bare = token.group("bare") or ""
+            if "\n\n" in token.group() or (
+                bare.startswith("\\") and value[token.end() : token.end() + 1].isspace()
+            ):
+                return None  # a paragraph break; `\\'\\i ab` (TeX eats that space)
+            mark = token.group("accent") or token.group("letter_accent")
+            base = [b for b in token.group(*_ACCENTED) if b is not None][0]
+            out.append(unicodedata.normalize("NFC", base[-1] + _COMBINING[mark]))
+    return " ".join("".join(out).split())
+
+
+def _command_text(name: str) -> str | None:
+    if name in _LOGOS:
+        return _LOGOS[name]
+    if name in _LETTERS:
+        return _LETTERS[name]
+    if name in _SWITCHES or name in _ARGUMENT_IS_TEXT:
+        return ""  # the argument of the second kind follows as text
+    decoder, walker_context = _decoder()
+    if (
+        walker_context.get_macro_spec(name) is None
+        and decoder.latex_context.get_macro_spec(name) is None
+    ):
+        return name  # unknown: its name, as `_Text` gives it
+    return None
 
 
 _TEX_MARKS = re.compile(r"\\(?:[A-Za-z]+|.)|[{}$]|\s+", re.S)

@@ -33,13 +33,15 @@ ID_CHUNK = 5000
 # Slugs that a URL of the publications app already uses.
 _RESERVED_SLUGS = {"export"}
 _NAME_LENGTH = Authorship._meta.get_field("name").max_length
-# Fields an import never sets, settles itself (slug, venue) or fills from its own
-# choices (kind, status): not validated again.
-_UNSET_FIELDS = [
-    "slug", "venue", "alternative_title", "presentation", "selected", "summary",
-    "key_results", "topics", "updated_at", "kind", "status", "authors_complete",
-    "bibtex",
-]  # fmt: skip
+# The fields an entry gives, validated; what the import settles itself (slug, venue,
+# kind, status from its own choices, provenance) or never sets keeps its default.
+_ENTRY_FIELDS = {
+    "title", "year", "month", "venue_detail", "doi", "arxiv_id", "pages", "volume",
+    "number", "bibtex", "citation_key", "source_file", "source_id",
+}  # fmt: skip
+_NOT_VALIDATED = [
+    f.name for f in Publication._meta.get_fields() if f.name not in _ENTRY_FIELDS
+]
 # Bibliographic fields: a record from this file takes them all from the entry; a
 # record kept by hand (or from another file) only has its blanks filled.
 _OWNED_FIELDS = [
@@ -155,7 +157,9 @@ class Planner:
             # the table's checks repeat field validators; checking them here would
             # cost a query per entry.
             publication.full_clean(
-                exclude=_UNSET_FIELDS, validate_unique=False, validate_constraints=False
+                exclude=_NOT_VALIDATED,
+                validate_unique=False,
+                validate_constraints=False,
             )
             # Names only have a length to respect; a full_clean per author would
             # cost more than the rest of the import.

@@ -129,9 +129,19 @@ def _insert_publications(publications: list[Publication], now: datetime) -> None
         publication.updated_at = publication.retrieved_at = now
         # Venues saved since the plan lend their ids, as save() would do.
         publication.venue_id = publication.venue.pk if publication.venue else None
+    # Most of those values are the same in every row (the import's time, empty
+    # lists): each distinct value is prepared once.
+    prepared: dict[tuple[str, str], object] = {}
+
+    def prepare(f, value):
+        key = (f.attname, repr(value))
+        if key not in prepared:
+            prepared[key] = f.get_db_prep_save(value, connection)
+        return prepared[key]
+
     rows = [
         tuple(
-            f.get_db_prep_save(getattr(p, f.attname), connection)
+            prepare(f, getattr(p, f.attname))
             if f.attname in adapted
             else getattr(p, f.attname)
             for f in fields
