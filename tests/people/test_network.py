@@ -93,6 +93,20 @@ def test_network_page_links_every_member_and_is_cached(
         assert client.get("/people/network/").content.decode() == html
 
 
+def test_network_page_says_when_no_two_members_share_a_paper(client, db):
+    for name in ("Ada Lovelace", "Bo Member"):
+        factories.publication(authors=[factories.person(display_name=name)])
+    html = client.get("/people/network/").content.decode()
+    caption = html[html.index("<figcaption") : html.index("</figcaption>")]
+    assert "No two of them have written a paper together yet" in caption
+    assert "<svg" in html
+
+
+def test_network_page_with_links_does_not_say_there_are_none(client, lab):
+    html = client.get("/people/network/").content.decode()
+    assert "No two of them have written a paper together yet" not in html
+
+
 def test_network_page_without_papers_says_so(client, db):
     factories.person()
     html = client.get("/people/network/").content.decode()
