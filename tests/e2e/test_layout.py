@@ -116,6 +116,21 @@ def test_no_page_prints_template_syntax(sized):
             assert mark not in text, f"{mark!r} printed on {path}"
 
 
+def test_lists_of_papers_and_events_keep_their_classes_and_no_bullets(sized):
+    """A rename of URL namespaces once turned `event-list` into `events:list` in
+    the templates: the lists got bullets and no test noticed."""
+    for path in [*PAGES, "/topics/quantization/"]:
+        page = sized(1280, path)
+        colons = page.evaluate(
+            """() => [...document.querySelectorAll('[class]')]
+                .flatMap(el => [...el.classList]).filter(c => c.includes(':'))"""
+        )
+        assert colons == [], f"{path}: class names with a colon: {colons}"
+        for item in page.locator("main ul.publication-list, main ul.event-list").all():
+            assert item.evaluate("(el) => getComputedStyle(el).listStyleType") == "none"
+    assert sized(1280, "/").locator("main ul.publication-list").count() == 1
+
+
 @pytest.mark.parametrize("width", [1280, 375])
 def test_citations_and_abstract_fit_a_publication_page(sized, width):
     Publication.objects.filter(slug="duoattention").update(
