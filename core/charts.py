@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 LAYOUT_SEED = 18
 LABEL_CHARS = 24
+CHAR_WIDTH = 6.6  # the width of an average character at the pictures' 11px
 
 
 def num(value: float) -> str:
@@ -323,6 +324,13 @@ def force_network(
     scale = min(room_x / max(span_x, 1e-9), room_y / max(span_y, 1e-9))
     mid_x, mid_y = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
     top_weight = max(node.weight for node in ordered)
+    # When the height bounds the scale, the canvas is no wider than what is drawn
+    # (names included), so that a few members fit a phone without scrolling.
+    reach = max(
+        max(_radius(d.weight, top_weight), CHAR_WIDTH * len(clip(d.label)) / 2)
+        for d in ordered
+    )
+    width = min(width, math.ceil(span_x * scale + 2 * (reach + 8)))
     at, drawn = {}, []
     for i, data in enumerate(ordered):
         x = width / 2 + (pos[i][0] - mid_x) * scale
@@ -384,7 +392,6 @@ class Tile:
 
 
 HEADER = 18.0
-CHAR_WIDTH = 6.6  # the width of an average character at the pictures' 11px
 
 
 def treemap(

@@ -9,6 +9,7 @@ import pytest
 from django.template.loader import render_to_string
 
 from core.charts import (
+    CHAR_WIDTH,
     NodeData,
     TileData,
     _squarify,
@@ -86,6 +87,17 @@ def test_force_layout_keeps_every_node_and_label_inside_the_picture():
         assert (
             0 < float(node.y) - float(node.r) and float(node.label_y) < network.height
         )
+
+
+def test_force_layout_of_a_few_members_is_no_wider_than_its_drawing():
+    """Four members without a shared paper (the demo lab): the height bounds the
+    scale, and the canvas shrinks to the circles and names, to fit a phone."""
+    network = force_network(_nodes(4), {})
+    assert network.width < 360
+    for node in network.nodes:
+        half_label = CHAR_WIDTH * len(node.short_label) / 2
+        assert float(node.x) - half_label > 0
+        assert float(node.x) + half_label < network.width
 
 
 def test_ego_network_puts_the_member_in_the_middle_and_the_heaviest_on_top():

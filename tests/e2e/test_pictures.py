@@ -106,6 +106,30 @@ def test_network_scrolls_inside_its_box_on_a_phone(at_width):
     page.wait_for_function("(el) => el.scrollLeft > 0", arg=region.element_handle())
 
 
+def test_a_small_group_network_fits_a_phone_at_its_own_size(at_width):
+    """The demo lab's four members: every circle and name inside the screen."""
+    page = at_width(375, "/people/network/")
+    region = page.locator(".chart-scroll").first
+    scroll_width, client_width = region.evaluate(
+        "(el) => [el.scrollWidth, el.clientWidth]"
+    )
+    assert scroll_width <= client_width
+    svg = page.locator("svg.chart-network").bounding_box()
+    for label in page.locator("svg.chart-network text").all():
+        box = label.bounding_box()
+        assert (
+            svg["x"] <= box["x"] and box["x"] + box["width"] <= svg["x"] + svg["width"]
+        )
+        assert box["x"] + box["width"] <= 375
+    size = page.evaluate(
+        """() => {
+            const svg = document.querySelector('svg.chart-network');
+            return 11 * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        }"""
+    )
+    assert 10.5 <= size <= 11.5  # drawn at its own size, neither shrunk nor blown up
+
+
 def test_pictures_are_drawn_and_linked_without_javascript(at_width):
     page = at_width(1280, "/topics/", java_script_enabled=False)
     tile = page.locator("svg.chart-treemap a", has_text="Quantization").first
