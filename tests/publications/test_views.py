@@ -1,3 +1,5 @@
+import re
+
 from tests import factories
 
 
@@ -20,6 +22,17 @@ def test_publication_list_query_count_is_independent_of_page_size(
     with django_assert_max_num_queries(6):
         response = client.get("/publications/")
     assert response.status_code == 200
+
+
+def test_a_long_facet_folds_its_rest_under_a_summary_that_reads(client, demo_lab):
+    html = client.get("/publications/").content.decode()
+    shown = re.search(
+        r'<summary>Show all (\d+)<span class="visually-hidden"> options of '
+        r"topic</span></summary>",
+        html,
+    )
+    assert shown and int(shown.group(1)) > 12
+    assert "More topic" not in html
 
 
 def test_publication_page_shows_authors_venue_and_bibtex(client, demo_lab):
