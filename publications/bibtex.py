@@ -241,18 +241,11 @@ def decode_bytes(data: bytes) -> str:
 @without_cycle_collection()
 def parse_bibtex(text: str) -> ParseResult:
     """Split, expand and decode a BibTeX file; report what cannot be read."""
-    crossref = _InheritCrossref()
-    library = bibtexparser.parse_string(
-        text,
-        # Few passes, each over every block: this list is most of the parse time.
-        parse_stack=[
-            _ExpandMacros(),
-            middlewares.RemoveEnclosingMiddleware(),
-            crossref,
-            _Decode(),
-        ],
-    )
-    result = ParseResult([], [], [], crossref.parents)
+    resolve = _Resolve()
+    # One middleware, and TeX decoded as entries are converted: on a real file a
+    # pass over every field of every entry cost more than the work it did.
+    library = bibtexparser.parse_string(text, parse_stack=[resolve])
+    result = ParseResult([], [], [], resolve.parents)
     first_lines = {}
     # Most files are clean UTF-8: one search spares one per entry and field.
     bad_bytes = _SURROGATE.search(text) is not None
@@ -305,12 +298,27 @@ def _failure(block: ParsingFailedBlock, first_lines: dict[str, int]) -> EntryPro
 
 
 def _convert(entry: Entry, result: ParseResult, *, bad_bytes: bool) -> None:
+    """Decode an entry's TeX (text fields and names; URLs and identifiers stay as
+    given) and add it to `result`, or its problem to the errors."""
     line = _line(entry)
-    meta = entry.parser_metadata
-    if meta.get("error"):
-        result.errors.append(EntryProblem(entry.key, line, meta["error"]))
-        return
-    fields = {f.key: f.value for f in entry.fields if isinstance(f.value, str)}
+    fields, authors = {}, []
+    for f in entry.fields:
+        key, value = f.key, f.value  # properties: read once
+        if not isinstance(value, str):
+            continue
+        if key in _TEXT_FIELDS:
+            value = decode_latex(value)
+        elif key == "author":
+            try:
+                authors = [_name(n) for n in split_multiple_persons_names(value)]
+            except InvalidNameError as exc:
+                result.errors.append(
+                    EntryProblem(entry.key, line, f"author {exc.name!r}: {exc.reason}")
+                )
+                return
+        elif key in _VERBATIM_FIELDS:
+            value = _unescape_verbatim(value)
+        fields[key] = value
     bad = bad_bytes and _SURROGATE.search(entry.raw or "")
     if bad_bytes and (bad or any(_SURROGATE.search(v) for v in fields.values())):
         offset = (entry.raw or "")[: bad.start()].count("\n") if bad else 0
@@ -323,8 +331,8 @@ def _convert(entry: Entry, result: ParseResult, *, bad_bytes: bool) -> None:
             )
         )
         return
+    meta = entry.parser_metadata
     warnings = [f"line {line}, {entry.key}: {w}" for w in meta.get("warnings", [])]
-    authors = meta.get("authors", [])
     result.entries.append(
         ParsedEntry(
             key=entry.key,
@@ -339,15 +347,22 @@ def _convert(entry: Entry, result: ParseResult, *, bad_bytes: bool) -> None:
     )
 
 
-class _ExpandMacros(LibraryMiddleware):
-    """Expand `@string` macros and `#` concatenation (bibtexparser resolves neither)."""
+class _Resolve(LibraryMiddleware):
+    """Expand `@string` macros and `#` concatenation (bibtexparser resolves neither),
+    strip each value's braces or quotes, and fill an entry's missing fields from the
+    entry its `crossref` names."""
 
     def __init__(self) -> None:
         super().__init__(allow_inplace_modification=True)
+        self.parents: set[str] = set()
 
     def transform(self, library: Library) -> Library:
         macros = dict(_MONTH_NAMES)
+        # What each expression reads as while no macro changes: real files give
+        # the same few (`j-TUGboat`, `jul # "\slash" # aug`) in thousands of entries.
+        expressions: dict[str, tuple[str, bool, list[str]]] = {}
         blocks: list[Block] = []
+        children: list[Entry] = []
         for block in library.blocks:
             string = block
             if isinstance(block, DuplicateBlockKeyBlock):
@@ -356,35 +371,89 @@ class _ExpandMacros(LibraryMiddleware):
                 # A redefined macro is legal BibTeX: the later value wins.
                 value, _, _ = _evaluate(string.value, macros)
                 macros[string.key.lower()] = value
+                expressions.clear()
             if isinstance(block, Entry):
-                block = self._expand(block, macros)
+                block = self._expand(block, macros, expressions, children)
             blocks.append(block)
-        return Library(blocks=blocks, fail_on_duplicate_key=False)
+        library = Library(blocks=blocks, fail_on_duplicate_key=False)
+        entries = {entry.key.lower(): entry for entry in library.entries}
+        done: set[str] = set()
+        for entry in children:
+            self._inherit(entry, entries, done, set())
+        for entry in library.entries:
+            if entry.parser_metadata.get("resolved"):
+                entry.parser_metadata["resolved_text"] = _resolved_text(entry)
+        return library
 
-    def _expand(self, entry: Entry, macros: dict[str, str]) -> Block:
+    def _expand(
+        self,
+        entry: Entry,
+        macros: dict[str, str],
+        expressions: dict[str, tuple[str, bool, list[str]]],
+        children: list[Entry],
+    ) -> Block:
         keys = [f.key.lower() for f in entry.fields]
         if len(set(keys)) < len(keys):
             return DuplicateFieldKeyBlock({k for k in keys if keys.count(k) > 1}, entry)
+        if "crossref" in keys:
+            children.append(entry)
+        warnings = entry.parser_metadata.setdefault("warnings", [])
         for f, key in zip(entry.fields, keys, strict=True):
             f.key = key  # BibTeX field names ignore case
-        warnings = entry.parser_metadata.setdefault("warnings", [])
-        for f in entry.fields:
             value = f.value
-            if value.isdigit() or (value[:1] in ("{", '"') and "#" not in value):
-                continue  # the common case: one literal
-            text, used, unknown = _evaluate(value, macros)
-            f.value = "{" + text + "}"
-            if used - set(_MONTH_NAMES):
+            if value.isdigit():
+                continue
+            if value[:1] in ("{", '"') and "#" not in value:
+                # The common case, one literal: bibtexparser's own reading of its
+                # braces or quotes.
+                f.value, _ = _strip_enclosing(value)
+                continue
+            if value not in expressions:
+                text, used, unknown = _evaluate(value, macros)
+                expressions[value] = (text, bool(used - _MONTH_NAMES.keys()), unknown)
+            text, resolved, unknown = expressions[value]
+            f.value = text
+            if resolved:
                 entry.parser_metadata["resolved"] = True
             for name in unknown:
-                warnings.append(f"undefined macro `{name}` in `{f.key}`, kept as text")
+                warnings.append(f"undefined macro `{name}` in `{key}`, kept as text")
         return entry
+
+    def _inherit(self, entry: Entry, entries: dict, done: set, chain: set) -> None:
+        key = entry.key.lower()
+        if key in done or key in chain:
+            return
+        fields = entry.fields_dict
+        parent_key = fields.get("crossref")
+        if parent_key is not None:
+            parent = entries.get(str(parent_key.value).strip().lower())
+            if parent is None:
+                entry.parser_metadata.setdefault("warnings", []).append(
+                    f"crossref `{parent_key.value}` is not in the file"
+                )
+            else:
+                self.parents.add(parent.key.lower())
+                self._inherit(parent, entries, done, chain | {key})
+                inherited = dict(parent.fields_dict)
+                # The parent's title names the proceedings or book the child is in.
+                if "booktitle" not in inherited and "title" in inherited:
+                    inherited["booktitle"] = inherited["title"]
+                for name, value in inherited.items():
+                    if name not in fields and name not in ("title", "crossref"):
+                        entry.set_field(Field(name, value.value))
+                entry.parser_metadata["resolved"] = True
+        done.add(key)
+
+
+_strip_enclosing = middlewares.RemoveEnclosingMiddleware._strip_enclosing
 
 
 def _evaluate(value: str, macros: dict[str, str]) -> tuple[str, set[str], list[str]]:
     """The text of a value expression: literals and macros joined by `#`."""
     pieces, depth, quoted, start = [], 0, False, 0
-    for mark in _VALUE_MARKS.finditer(value):
+    # Most values that reach here are one macro's name: nothing to split.
+    marks = _VALUE_MARKS.finditer(value) if "#" in value else ()
+    for mark in marks:
         char = mark.group()
         if char == "{":
             depth += 1
@@ -411,49 +480,6 @@ def _evaluate(value: str, macros: dict[str, str]) -> tuple[str, set[str], list[s
     return "".join(text), used, unknown
 
 
-class _InheritCrossref(LibraryMiddleware):
-    """Fill an entry's missing fields from the entry its `crossref` names."""
-
-    def __init__(self) -> None:
-        super().__init__(allow_inplace_modification=True)
-        self.parents: set[str] = set()
-
-    def transform(self, library: Library) -> Library:
-        entries = {entry.key.lower(): entry for entry in library.entries}
-        done: set[str] = set()
-        for entry in library.entries:
-            self._resolve(entry, entries, done, set())
-        for entry in library.entries:
-            if entry.parser_metadata.get("resolved"):
-                entry.parser_metadata["resolved_text"] = _resolved_text(entry)
-        return library
-
-    def _resolve(self, entry: Entry, entries: dict, done: set, chain: set) -> None:
-        key = entry.key.lower()
-        if key in done or key in chain:
-            return
-        fields = entry.fields_dict
-        parent_key = fields.get("crossref")
-        if parent_key is not None:
-            parent = entries.get(str(parent_key.value).strip().lower())
-            if parent is None:
-                entry.parser_metadata.setdefault("warnings", []).append(
-                    f"crossref `{parent_key.value}` is not in the file"
-                )
-            else:
-                self.parents.add(parent.key.lower())
-                self._resolve(parent, entries, done, chain | {key})
-                inherited = dict(parent.fields_dict)
-                # The parent's title names the proceedings or book the child is in.
-                if "booktitle" not in inherited and "title" in inherited:
-                    inherited["booktitle"] = inherited["title"]
-                for name, value in inherited.items():
-                    if name not in fields and name not in ("title", "crossref"):
-                        entry.set_field(Field(name, value.value))
-                entry.parser_metadata["resolved"] = True
-        done.add(key)
-
-
 def _resolved_text(entry: Entry) -> str:
     """The entry written self-contained: macros expanded, crossref fields merged."""
     # As bibtexparser writes it, without its writer: that deep-copies the library
@@ -462,31 +488,6 @@ def _resolved_text(entry: Entry) -> str:
         f"\t{f.key} = {{{f.value}}}" for f in entry.fields if f.key != "crossref"
     )
     return f"@{entry.entry_type}{{{entry.key},\n{fields}\n}}"
-
-
-class _Decode(LibraryMiddleware):
-    """TeX to Unicode in text fields and names; URLs and identifiers stay as given."""
-
-    def __init__(self) -> None:
-        super().__init__(allow_inplace_modification=True)
-
-    def transform(self, library: Library) -> Library:
-        for entry in library.entries:
-            for f in entry.fields:
-                key = f.key  # a property: read once
-                if key in _TEXT_FIELDS:
-                    f.value = decode_latex(f.value)
-                elif key == "author":
-                    try:
-                        names = split_multiple_persons_names(f.value)
-                        entry.parser_metadata["authors"] = [_name(n) for n in names]
-                    except InvalidNameError as exc:
-                        entry.parser_metadata["error"] = f"author {exc.name!r}: " + (
-                            exc.reason
-                        )
-                elif key in _VERBATIM_FIELDS:
-                    f.value = _unescape_verbatim(f.value)
-        return library
 
 
 @functools.lru_cache(maxsize=65536)

@@ -103,11 +103,8 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         document.objects.filter(pk__in=existing & built).update(
             vector=PostgresEngine.vector()
         )
-    SearchTerm.objects.bulk_create(
-        [SearchTerm(word=w) for w in sorted(words)],
-        ignore_conflicts=True,
-        batch_size=1000,
-    )
+    terms = [(word,) for word in sorted(words)]
+    insert_rows(SearchTerm, ["word"], terms, ignore_conflicts=True)
     for hook in after_index_hooks(kind):
         hook(live)
     # Bulk writers (imports, generators) fire no signals; they all end up here.

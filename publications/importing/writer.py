@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 
 from django.db import connection, models
 from django.db.models import Max
@@ -120,11 +121,11 @@ def _insert_publications(publications: list[Publication], now: datetime) -> None
     """Insert validated publications and give each its new primary key."""
     fields = [f for f in Publication._meta.concrete_fields if not f.primary_key]
     # Timestamps and JSON need the database's form; other values are stored as is.
-    adapted = {
-        f.attname
-        for f in fields
+    adapted = [
+        (position, f)
+        for position, f in enumerate(fields)
         if isinstance(f, models.DateTimeField | models.JSONField)
-    }
+    ]
     for publication in publications:
         publication.updated_at = publication.retrieved_at = now
         # Venues saved since the plan lend their ids, as save() would do.
@@ -139,15 +140,13 @@ def _insert_publications(publications: list[Publication], now: datetime) -> None
             prepared[key] = f.get_db_prep_save(value, connection)
         return prepared[key]
 
-    rows = [
-        tuple(
-            prepare(f, getattr(p, f.attname))
-            if f.attname in adapted
-            else getattr(p, f.attname)
-            for f in fields
-        )
-        for p in publications
-    ]
+    values = attrgetter(*(f.attname for f in fields))
+    rows = []
+    for publication in publications:
+        row = list(values(publication))
+        for position, f in adapted:
+            row[position] = prepare(f, row[position])
+        rows.append(tuple(row))
     if not publications:
         return
     # Ids only grow, so the new rows are those above today's largest; their slugs

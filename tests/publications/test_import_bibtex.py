@@ -269,6 +269,38 @@ def test_an_undefined_macro_is_kept_as_text_with_a_note(db):
     ]
 
 
+def test_a_macro_defined_again_reads_as_its_new_value_from_there_on():
+    text = (
+        "@string{j = {Old Journal}}\n"
+        "@article{a, title={A}, author={Doe, J.}, journal=j, year=2020}\n"
+        "@string{j = {New Journal}}\n"
+        "@article{b, title={B}, author={Doe, J.}, journal=j, year=2020}\n"
+        "@article{c, title={C}, author={Doe, J.}, journal=j # { Letters}, year=2020}\n"
+        "@article{d, title={D}, author={Doe, J.}, journal=j # { Letters}, year=2020}\n"
+    )
+    parsed = parse_bibtex(text)
+    assert [entry.fields["journal"] for entry in parsed.entries] == [
+        "Old Journal",
+        "New Journal",
+        "New Journal Letters",
+        "New Journal Letters",
+    ]
+    assert parsed.warnings == [
+        "line 3: macro `j` is defined again; the later value is used"
+    ]
+
+
+def test_an_undefined_macro_is_noted_in_every_entry_that_uses_it():
+    text = "".join(
+        f"@article{{{key}, title={{T}}, journal=tpami, year=2020}}\n"
+        for key in ("a", "b")
+    )
+    assert [entry.warnings for entry in parse_bibtex(text).entries] == [
+        ["line 1, a: undefined macro `tpami` in `journal`, kept as text"],
+        ["line 2, b: undefined macro `tpami` in `journal`, kept as text"],
+    ]
+
+
 def test_an_invalid_url_or_month_is_left_out_with_a_note(db):
     text = (
         "@article{a, title={T}, author={Doe, J.}, journal={J}, year=2020,"
