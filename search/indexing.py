@@ -20,6 +20,7 @@ from search import semantic
 from search.documents import TEXT_FIELDS, topic_texts
 from search.engines import PostgresEngine
 from search.operations import (
+    FTS_COLUMNS,
     TRIGGER_SUFFIXES,
     fts_table,
     gin_index_sql,
@@ -29,6 +30,8 @@ from search.query import words_of
 from search.registry import after_index_hooks, searchables
 
 _state = threading.local()
+# From this many new documents on, the full-text index is written in one statement.
+_BULK_FTS_ROWS = 200
 
 
 def _pending() -> dict[str, set[int]] | None:
@@ -117,6 +120,9 @@ def _insert_documents(document, rows: list[tuple], batch: int = 1000) -> None:
     same statement. Filling them in by an UPDATE afterwards left each row's first
     version behind: a rebuilt table half dead space, which every broad search read."""
     pk = document._meta.pk
+    if connection.vendor == "sqlite" and len(rows) >= _BULK_FTS_ROWS:
+        _insert_documents_sqlite(document, rows)
+        return
     if connection.vendor != "postgresql":
         insert_rows(document, [pk.attname, *TEXT_FIELDS], rows)
         return
@@ -138,6 +144,36 @@ def _insert_documents(document, rows: list[tuple], batch: int = 1000) -> None:
                 f'{vector} FROM (VALUES {values}) AS "{table}" ({columns})',
                 [*vector_params, *(value for row in chunk for value in row)],
             )
+
+
+def _insert_documents_sqlite(document, rows: list[tuple]) -> None:
+    """Many new documents: the rows, then their full-text entries in one statement.
+
+    Run once per row, the FTS5 trigger costs as much again as the full-text insert
+    itself. Within this transaction it is dropped and made again, as `rebuild`
+    does (other connections see neither change before the commit); while a
+    rebuild has it dropped, the rebuild indexes the rows itself.
+    """
+    table = document._meta.db_table
+    pk = document._meta.pk.column
+    fts = fts_table(table)
+    triggers = dict(zip(TRIGGER_SUFFIXES, sqlite_triggers(table, pk), strict=True))
+    columns = [document._meta.pk.attname, *TEXT_FIELDS]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = %s",
+            [f"{table}_ai"],
+        )
+        if cursor.fetchone() is None:
+            insert_rows(document, columns, rows)
+            return
+        cursor.execute(f'DROP TRIGGER "{table}_ai"')
+        insert_rows(document, columns, rows)
+        cursor.executemany(
+            f'INSERT INTO "{fts}"(rowid, {FTS_COLUMNS}) VALUES (%s, %s, %s, %s, %s)',
+            rows,
+        )
+        cursor.execute(triggers["ai"])
 
 
 @without_cycle_collection()

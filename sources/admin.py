@@ -3,6 +3,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from sources import review
 from sources.models import Candidate
@@ -64,7 +65,7 @@ class CandidateAdmin(admin.ModelAdmin):
             head = "<tr><th>Field</th><th>Value</th></tr>"
             cells = "<tr><td>{}</td><td>{}</td></tr>"
         return format_html(
-            "<table>{}{}</table>", format_html(head), format_html_join("", cells, rows)
+            "<table>{}{}</table>", mark_safe(head), format_html_join("", cells, rows)
         )
 
     @admin.action(description="Accept the selected candidates", permissions=["change"])

@@ -3,13 +3,14 @@ import io
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.test.utils import CaptureQueriesContext
 from django.utils.html import escape
 
 from directory.views import search_groups
 from people.models import Person, PersonSearchDocument
 from publications.models import Publication, PublicationSearchDocument
+from publications.services import publication_import_bibtex
 from search.engines import get_engine
 from search.query import parse
 from tests import factories
@@ -211,6 +212,54 @@ def test_a_failed_rebuild_leaves_the_index_as_it_was(client, demo_lab, monkeypat
     person.headline = "Zymurgy"
     person.save()
     assert _people(client, q="zymurgy") == ["lei-zhu"]
+
+
+def _fts_problems(document) -> list[str]:
+    """What SQLite finds wrong in a document table's full-text index, or its trigger."""
+    table = document._meta.db_table
+    fts = f"{table}_fts"
+    problems = []
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute(
+                f"INSERT INTO {fts}({fts}, rank) VALUES ('integrity-check', 1)"
+            )
+        except DatabaseError as exc:
+            problems.append(str(exc))
+        cursor.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s",
+            [table],
+        )
+        triggers = sorted(name for (name,) in cursor.fetchall())
+    if triggers != [f"{table}_{suffix}" for suffix in ("ad", "ai", "au")]:
+        problems.append(f"triggers: {triggers}")
+    return problems
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 triggers")
+def test_many_new_documents_are_indexed_at_once_and_later_edits_still_are(
+    client, demo_lab, monkeypatch
+):
+    from search import indexing
+
+    monkeypatch.setattr(indexing, "_BULK_FTS_ROWS", 2)  # an import of many entries
+    bib = "".join(
+        f"@article{{z{n}, title={{Zymotic kinetics {n}}}, journal={{J}}, year=2020}}\n"
+        for n in range(3)
+    )
+    publication_import_bibtex(text=bib, source="z.bib")
+    assert sorted(_publications(client, q="zymotic")) == [
+        "zymotic-kinetics-0", "zymotic-kinetics-1", "zymotic-kinetics-2"
+    ]  # fmt: skip
+    assert _fts_problems(PublicationSearchDocument) == []
+    # One new document takes the trigger, which is back.
+    factories.publication(title="Zymotic rates", slug="zymotic-rates")
+    assert "zymotic-rates" in _publications(client, q="zymotic")
+    # A rebuild sets the trigger aside itself: the rows are indexed once, by it.
+    call_command("rebuild_search_index", verbosity=0)
+    assert len(_publications(client, q="zymotic")) == 4
+    assert _fts_problems(PublicationSearchDocument) == []
+    assert _fts_problems(PersonSearchDocument) == []
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL vectors")
