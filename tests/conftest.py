@@ -1,12 +1,13 @@
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import redis
 from django.core.cache import cache
-from django.core.management import call_command
 
 from directory.celery import app as celery_app
+from tests import factories
+from tests.snapshots import Snapshots
 
 # The broker of tests that queue jobs without a worker (tests/ops/test_worker.py
 # runs one).
@@ -25,10 +26,22 @@ def _fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(scope="session")
+def snapshots() -> Snapshots:
+    """The data builders made in this process (tests/snapshots.py)."""
+    return Snapshots()
+
+
 @pytest.fixture
-def demo_lab(db):
-    """The four seed members, loaded from demo/ as `make run` does."""
-    call_command("load_demo", verbosity=0)
+def restore(snapshots) -> Callable:
+    """Put back what a builder writes, built once per process."""
+    return snapshots.restore
+
+
+@pytest.fixture
+def demo_lab(db, restore):
+    """The four seed members, as `make run` loads them from demo/."""
+    restore(factories.demo_lab)
 
 
 @pytest.fixture

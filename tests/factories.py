@@ -3,6 +3,8 @@
 import datetime
 import itertools
 
+from django.core.management import call_command
+
 from core.models import Organization, Topic
 from events.models import Event
 from people.models import Person
@@ -72,3 +74,8 @@ def event(**fields) -> Event:
             **fields,
         }
     )
+
+
+def demo_lab() -> None:
+    """The four seed members, loaded from demo/ as `make run` does."""
+    call_command("load_demo", verbosity=0)

@@ -48,8 +48,8 @@ def page(browser, live_server):
 
 
 @pytest.fixture
-def lab(transactional_db):
-    """The demo lab in the live server's database."""
-    from django.core.management import call_command
+def lab(transactional_db, restore):
+    """The demo lab in the live server's database (committed)."""
+    from tests import factories
 
-    call_command("load_demo", verbosity=0)
+    restore(factories.demo_lab)

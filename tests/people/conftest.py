@@ -5,7 +5,11 @@ from tests import factories
 
 
 @pytest.fixture
-def lab(db):
+def lab(db, restore):
+    return restore(_lab)
+
+
+def _lab() -> dict[str, Person]:
     """A constructed lab: a KV-cache trio at Rice, a vision pair, an alumnus, and
     a co-author chain ana — bo — cy — di — ed."""
     ml = factories.topic(name="Efficient machine learning", slug="eml")

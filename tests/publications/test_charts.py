@@ -8,7 +8,11 @@ from tests import factories
 
 
 @pytest.fixture
-def lab(db):
+def lab(db, restore):
+    restore(_lab)
+
+
+def _lab() -> None:
     """Forty papers over fifteen years, two venues, two topics (one below the other)
     and three members, drawn from a seeded generator."""
     rng = random.Random(18)

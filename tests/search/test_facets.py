@@ -19,7 +19,11 @@ YEARS = [2021, 2022, 2023, 2024]
 
 
 @pytest.fixture
-def dataset(db):
+def dataset(db, restore):
+    return restore(_dataset)
+
+
+def _dataset() -> dict:
     rng = random.Random(7)
     root = factories.topic(name="Machine learning", slug="ml")
     child = factories.topic(name="Quantization", slug="quant", parent=root)
