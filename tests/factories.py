@@ -9,6 +9,7 @@ from core.models import Organization, Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Authorship, Publication, Venue
+from search.indexing import deferred
 
 _counter = itertools.count(1)
 
@@ -46,7 +47,10 @@ def venue(**fields) -> Venue:
     )
 
 
+@deferred()
 def publication(*, authors: list | None = None, **fields) -> Publication:
+    """A paper and its authors (members or printed names), indexed once, as the
+    admin and imports write them."""
     n = next(_counter)
     pub = Publication.objects.create(
         **{"title": f"Paper {n}", "slug": f"paper-{n}", "year": 2024, **fields}
