@@ -8,6 +8,7 @@ import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+from whitenoise.compress import Compressor
 
 from directory.env import env_bool, env_clock, env_int, env_list, env_str
 
@@ -296,6 +297,9 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG
+# Source maps are read by browsers' developer tools only: serving them uncompressed
+# halves the compression `collectstatic` does at each deployment.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*Compressor.SKIP_COMPRESS_EXTENSIONS, "map")
 
 # Photos: a byte cap and a pixel cap checked before full decoding.
 PHOTO_MAX_BYTES = env_int("PHOTO_MAX_BYTES", 5 * 1024 * 1024)
@@ -316,6 +320,8 @@ LAB_DESCRIPTION = env_str(
 ORCID_API_URL = env_str("ORCID_API_URL", "https://pub.orcid.org/v3.0").rstrip("/")
 OPENALEX_API_URL = env_str("OPENALEX_API_URL", "https://api.openalex.org").rstrip("/")
 OPENALEX_MAILTO = env_str("OPENALEX_MAILTO", "")
+# urllib3's backoff factor for retries of a failing source: 0, 1, 2, 4 s apart.
+SOURCES_RETRY_BACKOFF = 0.5
 
 # Production hardening: on unless DEBUG, each switchable by its own variable so
 # that plain HTTP on loopback stays possible.

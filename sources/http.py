@@ -1,6 +1,7 @@
 """HTTP for the sources: one session with timeouts and retries that back off."""
 
 import requests
+from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import NewConnectionError
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
@@ -16,12 +17,12 @@ class SourceError(Exception):
 
 
 def new_session(
-    *, retries: int = 4, backoff: float = 0.5, retry_after_max: int = 60
+    *, retries: int = 4, backoff: float | None = None, retry_after_max: int = 60
 ) -> requests.Session:
     """A session that retries GETs on 429 and 5xx, honouring `Retry-After`."""
     retry = Retry(
         total=retries,
-        backoff_factor=backoff,
+        backoff_factor=settings.SOURCES_RETRY_BACKOFF if backoff is None else backoff,
         status_forcelist=RETRY_STATUSES,
         allowed_methods={"GET"},
         respect_retry_after_header=True,

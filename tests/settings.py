@@ -40,3 +40,7 @@ DATABASES["replica1"] = {  # noqa: F405
 # Jobs run at once, in the test's process and transaction; tests/ops/test_worker.py
 # runs them through a real worker, and tests/jobs/ switch this off to try brokers.
 CELERY_TASK_ALWAYS_EAGER = True
+
+# A failing source is retried four times, as in production, without the seconds of
+# backoff between tries (tests/sources/test_http.py times the backoff itself).
+SOURCES_RETRY_BACKOFF = 0.01
