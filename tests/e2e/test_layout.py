@@ -24,6 +24,8 @@ PAGES = [
     "/events/2026-07-09-i-dlm-squeeze-evolve-colm/",
 ]
 FACETED = ["/people/", "/people/?q=KV+cache", "/publications/", "/events/"]
+# Pages with no layout of their own, checked with the others all the same.
+ALSO_CHECKED = ["/search/?q=attention", "/topics/quantization/"]
 TEMPLATE_SYNTAX = ("{#", "#}", "{%", "%}", "{{", "}}")
 
 
@@ -44,91 +46,94 @@ def _overlap(a: dict, b: dict) -> bool:
 
 @pytest.fixture
 def sized(browser, live_server, lab):
-    contexts = []
+    """A page at a screen width; one browser context per width, its cache kept."""
+    contexts = {}
 
     def open_at(width: int, path: str):
-        context = browser.new_context(
-            base_url=live_server.url, viewport={"width": width, "height": 900}
-        )
-        contexts.append(context)
-        page = context.new_page()
+        if width not in contexts:
+            context = browser.new_context(
+                base_url=live_server.url, viewport={"width": width, "height": 900}
+            )
+            contexts[width] = context.new_page()
+        page = contexts[width]
         page.goto(path)
         return page
 
     yield open_at
-    for context in contexts:
-        context.close()
+    for page in contexts.values():
+        page.context.close()
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_no_page_scrolls_sideways_or_covers_the_header(sized, width):
-    for path in PAGES:
-        page = sized(width, path)
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - window.innerWidth"
-        )
-        assert overflow <= 0, f"{path} at {width}px scrolls sideways by {overflow}px"
-        header = _box(page, ".site-header")
-        main = _box(page, "main")
-        assert main["y"] >= header["y"] + header["height"] - 1, path
-        # The header's own parts sit side by side or stacked, never on each other.
-        parts = [".brand", "nav", ".site-search input", ".site-search button"]
-        boxes = {p: _box(page, f".site-header {p}") for p in parts}
-        for i, first in enumerate(parts):
-            for second in parts[i + 1 :]:
-                assert not _overlap(boxes[first], boxes[second]), (
-                    f"{first} overlaps {second} on {path} at {width}px"
-                )
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-def test_facets_sit_beside_the_results_when_there_is_room(sized, width):
-    for path in FACETED:
-        page = sized(width, path)
-        facets, results = _box(page, ".facets"), _box(page, ".results")
-        assert not _overlap(facets, results), path
-        if width >= SIDE_BY_SIDE_FROM:
-            # Side by side, results on the right and starting level with the facets.
-            assert facets["x"] + facets["width"] <= results["x"], path
-            assert abs(facets["y"] - results["y"]) < 40, path
-            assert results["width"] > 2 * facets["width"], path
-        else:
-            stacked = (
-                facets["y"] >= results["y"] + results["height"] - 1
-                or results["y"] >= facets["y"] + facets["height"] - 1
+def _clear_of_the_header_and_no_sideways_scroll(page, path: str, width: int) -> None:
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{path} at {width}px scrolls sideways by {overflow}px"
+    header = _box(page, ".site-header")
+    main = _box(page, "main")
+    assert main["y"] >= header["y"] + header["height"] - 1, path
+    # The header's own parts sit side by side or stacked, never on each other.
+    parts = [".brand", "nav", ".site-search input", ".site-search button"]
+    boxes = {p: _box(page, f".site-header {p}") for p in parts}
+    for i, first in enumerate(parts):
+        for second in parts[i + 1 :]:
+            assert not _overlap(boxes[first], boxes[second]), (
+                f"{first} overlaps {second} on {path} at {width}px"
             )
-            assert stacked, f"facets and results side by side at {width}px: {path}"
-            assert results["width"] >= width - 64, path
 
 
-def test_no_page_prints_template_syntax(sized):
-    for path in [*PAGES, "/search/?q=attention", "/topics/quantization/"]:
-        page = sized(1280, path)
-        # Text outside code blocks, where a lab might quote a template on purpose.
-        text = page.evaluate(
-            """() => {
-                const clone = document.body.cloneNode(true);
-                clone.querySelectorAll('pre, code').forEach(node => node.remove());
-                return clone.innerText;
-            }"""
+def _facets_beside_the_results_when_there_is_room(page, path: str, width: int):
+    facets, results = _box(page, ".facets"), _box(page, ".results")
+    assert not _overlap(facets, results), path
+    if width >= SIDE_BY_SIDE_FROM:
+        # Side by side, results on the right and starting level with the facets.
+        assert facets["x"] + facets["width"] <= results["x"], path
+        assert abs(facets["y"] - results["y"]) < 40, path
+        assert results["width"] > 2 * facets["width"], path
+    else:
+        stacked = (
+            facets["y"] >= results["y"] + results["height"] - 1
+            or results["y"] >= facets["y"] + facets["height"] - 1
         )
-        for mark in TEMPLATE_SYNTAX:
-            assert mark not in text, f"{mark!r} printed on {path}"
+        assert stacked, f"facets and results side by side at {width}px: {path}"
+        assert results["width"] >= width - 64, path
 
 
-def test_lists_of_papers_and_events_keep_their_classes_and_no_bullets(sized):
+def _no_template_syntax(page, path: str) -> None:
+    # Text outside code blocks, where a lab might quote a template on purpose.
+    text = page.evaluate(
+        """() => {
+            const clone = document.body.cloneNode(true);
+            clone.querySelectorAll('pre, code').forEach(node => node.remove());
+            return clone.innerText;
+        }"""
+    )
+    for mark in TEMPLATE_SYNTAX:
+        assert mark not in text, f"{mark!r} printed on {path}"
+
+
+def _lists_keep_their_classes_and_no_bullets(page, path: str) -> None:
     """A rename of URL namespaces once turned `event-list` into `events:list` in
     the templates: the lists got bullets and no test noticed."""
-    for path in [*PAGES, "/topics/quantization/"]:
-        page = sized(1280, path)
-        colons = page.evaluate(
-            """() => [...document.querySelectorAll('[class]')]
-                .flatMap(el => [...el.classList]).filter(c => c.includes(':'))"""
-        )
-        assert colons == [], f"{path}: class names with a colon: {colons}"
-        for item in page.locator("main ul.publication-list, main ul.event-list").all():
-            assert item.evaluate("(el) => getComputedStyle(el).listStyleType") == "none"
-    assert sized(1280, "/").locator("main ul.publication-list").count() == 1
+    colons = page.evaluate(
+        """() => [...document.querySelectorAll('[class]')]
+            .flatMap(el => [...el.classList]).filter(c => c.includes(':'))"""
+    )
+    assert colons == [], f"{path}: class names with a colon: {colons}"
+    for item in page.locator("main ul.publication-list, main ul.event-list").all():
+        assert item.evaluate("(el) => getComputedStyle(el).listStyleType") == "none"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_main_page_is_laid_out_for_the_width(sized, width):
+    """Each page is loaded once per width and every layout check is made on it."""
+    for path in [*PAGES, *ALSO_CHECKED]:
+        page = sized(width, path)
+        _clear_of_the_header_and_no_sideways_scroll(page, path, width)
+        if path in FACETED:
+            _facets_beside_the_results_when_there_is_room(page, path, width)
+        _no_template_syntax(page, path)
+        _lists_keep_their_classes_and_no_bullets(page, path)
+        if path == "/":
+            assert page.locator("main ul.publication-list").count() == 1
 
 
 @pytest.mark.parametrize("width", [1280, 375])
