@@ -55,7 +55,9 @@ def test_every_operation_belongs_to_a_resource(api_schema):
 def test_generated_requests_answer_as_documented(
     demo_lab, api_schema, write_headers, resource
 ):
-    """No 5xx, and statuses, content types and bodies as the schema says."""
+    """No 5xx, and statuses, content types and bodies as the schema says.
+
+    Slow: fifty generated requests for each of a resource's operations."""
     # Read without the test client: it would reconnect close_old_connections.
     records = next(v for name, v, _ in router.registry if name == resource).queryset
     slugs = list(records.order_by("slug").values_list("slug", flat=True)[:KNOWN_SLUGS])

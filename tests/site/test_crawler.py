@@ -10,6 +10,8 @@ from urllib.parse import quote, urljoin, urlsplit
 from xml.etree import ElementTree
 
 import pytest
+from django.core.cache import cache
+from django.db import transaction
 from django.http import HttpResponse
 from django.test import Client
 
@@ -17,6 +19,7 @@ from core.api.base import COMMON_PARAMETERS
 from events.filters import EventFilter
 from people.filters import PersonFilter
 from publications.filters import PublicationFilter
+from tests import factories
 
 # The demo lab has a few hundred URLs; hitting the cap means the crawl ran away.
 MAX_URLS = 1500
@@ -298,9 +301,21 @@ def _hostile_queries(names: list[str]) -> list[str]:
 GARBAGE = _hostile_queries(PARAMETERS) + RAW_QUERIES
 
 
-def test_every_link_from_the_home_page_answers(client, demo_lab):
+@pytest.fixture(scope="module")
+def crawled(django_db_setup, django_db_blocker, snapshots):
+    """One crawl of the demo site for the module's tests: each URL's status and the
+    template syntax printed on it (in a transaction rolled back after it)."""
     printed: dict[str, list[str]] = {}
-    results = crawl(client, printed)
+    with django_db_blocker.unblock(), transaction.atomic():
+        snapshots.restore(factories.demo_lab)
+        results = crawl(Client(), printed)
+        transaction.set_rollback(True)
+    cache.clear()
+    return results, printed
+
+
+def test_every_link_from_the_home_page_answers(client, crawled, demo_lab):
+    results, printed = crawled
     assert _failures(results) == {}
     assert printed == {}, "template syntax shown as page text"
     assert {
@@ -330,10 +345,13 @@ def test_every_link_from_the_home_page_answers(client, demo_lab):
 
 
 @pytest.mark.slow
-def test_crawled_pages_ignore_garbage_parameters(client, demo_lab):
-    """Every crawled page with ten hostile query strings, the same ones each run."""
+def test_crawled_pages_ignore_garbage_parameters(client, crawled, demo_lab):
+    """Every crawled page with ten hostile query strings, the same ones each run.
+
+    Slow: about 2,000 requests, each a page built without the cache."""
     listed = {path for pages in LIST_PAGES.values() for path in pages}
-    paths = sorted({url.split("?")[0] for url in crawl(client)} - listed)
+    results, _ = crawled
+    paths = sorted({url.split("?")[0] for url in results} - listed)
     results = {
         f"{path}?{query}": _status(client, f"{path}?{query}")
         for path in paths
@@ -345,7 +363,9 @@ def test_crawled_pages_ignore_garbage_parameters(client, demo_lab):
 @pytest.mark.slow
 @pytest.mark.parametrize("group", LIST_PAGES)
 def test_list_pages_survive_every_garbage_parameter(client, demo_lab, group):
-    """Every hostile value for every parameter a filtered page or endpoint reads."""
+    """Every hostile value for every parameter a filtered page or endpoint reads.
+
+    Slow: 400 to 500 requests a page, most of them a full faceted list."""
     results = {
         path: {
             query: _status(client, f"{path}?{query}")
