@@ -9,6 +9,54 @@ from directory.celery import app as celery_app
 from tests import factories
 from tests.snapshots import Snapshots
 
+# A test that takes longer than this is marked `slow` and says why in its docstring;
+# one unmarked that takes half as long again fails the run.
+SLOW_SECONDS = 10
+_unmarked_slow: list[tuple[str, float]] = []
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("slow") and not (item.function.__doc__ or ""):
+            raise pytest.UsageError(
+                f"{item.nodeid}: a slow test says why in a docstring"
+            )
+    # Files with long tests first: the workers share the rest while those run. A
+    # file stays in one piece, so that its module-scoped fixtures are made once.
+    slow = {_file(item) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: _file(item) not in slow)
+
+
+def _file(item) -> str:
+    return item.nodeid.split("::")[0]
+
+
+def pytest_configure(config):
+    global SLOW_SECONDS
+    # Measuring coverage (`make coverage`) slows the code down about twice over.
+    if getattr(config.option, "cov_source", None):
+        SLOW_SECONDS *= 2
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.duration > SLOW_SECONDS:
+        if "slow" not in report.keywords:
+            _unmarked_slow.append((report.nodeid, report.duration))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not _unmarked_slow:
+        return
+    terminalreporter.section(f"over {SLOW_SECONDS} s and not marked slow")
+    for nodeid, duration in _unmarked_slow:
+        terminalreporter.write_line(f"{duration:6.1f}s {nodeid}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if any(duration > 1.5 * SLOW_SECONDS for _, duration in _unmarked_slow):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 # The broker of tests that queue jobs without a worker (tests/ops/test_worker.py
 # runs one).
 TEST_BROKER = "redis://127.0.0.1:6379/14"

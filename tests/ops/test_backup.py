@@ -91,7 +91,13 @@ SOURCE = (
 )
 
 
+@pytest.mark.slow
 def test_backup_restores_every_row_into_an_empty_database(scratch_database, tmp_path):
+    """Every row of a demo database comes back through `make backup` and `make
+    restore`, and searching finds the same members.
+
+    Slow: two databases migrated and filled, `make restore` run for real, each
+    database read back by a process of its own."""
     source = _env(scratch_database("source"), tmp_path)
     _manage(source, "shell", "-c", SOURCE)
     backup = tmp_path / "backups" / "lab.json"

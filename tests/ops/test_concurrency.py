@@ -11,10 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_pages_answer_while_members_and_papers_are_edited(scratch_database, tmp_path):
+    """Slow: a process migrates and loads a database, then editors and readers
+    work on it for two seconds."""
     result = _run_scenario("edit_while_reading", scratch_database("busy"), tmp_path)
     if result["vendor"] == "sqlite":
         assert result["journal_mode"] == "wal"

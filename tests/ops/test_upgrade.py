@@ -63,9 +63,12 @@ def previous_release(tmp_path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_a_database_of_the_previous_release_migrates_with_every_row(
     scratch_database, tmp_path, previous_release
 ):
+    """Slow: the previous release's code migrates and loads a database, the current
+    code migrates it again, each in processes of their own."""
     env = _env(scratch_database("upgrade"), tmp_path)
     _manage(previous_release, env, "migrate", "--noinput", "-v0")
     _manage(previous_release, env, "load_demo", "-v0")
