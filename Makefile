@@ -8,7 +8,7 @@ RUN_ENV := DEBUG=1
 # Data commands default to the development settings too, unless DEBUG is set.
 MANAGE_ENV := DEBUG=$${DEBUG:-1}
 
-.PHONY: run test setup migrate demo check audit lint format serve bench backup restore clean screenshots semantic relevance
+.PHONY: run test test-fast coverage coverage-report setup migrate demo check audit lint format serve bench backup restore clean screenshots semantic relevance
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -47,11 +47,33 @@ demo: migrate
 run: demo
 	$(RUN_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# Two workers for the two cores (each with its own test database).
-PYTEST_ARGS ?= -n 2
+# Two workers for the two cores (each with its own test database), each taking whole
+# files, so that a file's shared data and servers are made once; the 25 slowest
+# tests are listed after every run. docs/testing.md describes the suite.
+PYTEST_ARGS ?= -n 2 --dist loadfile --durations=25
+PYTEST := $(BIN)/python -m pytest
 # pytest exits 5 when it collects no test: that is not a failure of the set-up.
 test: demo
-	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+	$(PYTEST) $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
+
+# The quick loop while developing: no browser, none of the tests marked slow.
+test-fast: demo
+	$(PYTEST) $(PYTEST_ARGS) -m "not slow and not e2e"
+
+# The whole suite with line and branch coverage, one data file per database engine
+# (var/coverage/); `make coverage-report` adds up the engines measured and fails
+# under COVERAGE_MIN percent (.ci/run measures SQLite and PostgreSQL).
+ENGINE = $(if $(filter postgres%,$(DATABASE_URL)),postgresql,sqlite)
+COVERAGE_MIN ?= 96
+coverage: demo
+	@mkdir -p var/coverage
+	COVERAGE_FILE=var/coverage/.coverage.$(ENGINE) $(PYTEST) $(PYTEST_ARGS) \
+		--cov --cov-report=term:skip-covered
+
+coverage-report: setup
+	$(BIN)/coverage combine --keep --data-file=var/coverage/.coverage \
+		$(wildcard var/coverage/.coverage.sqlite var/coverage/.coverage.postgresql)
+	$(BIN)/coverage report --data-file=var/coverage/.coverage --fail-under=$(COVERAGE_MIN)
 
 # Production-style serving: gunicorn, workers sized to the cores, static files by
 # whitenoise. Set SECRET_KEY, ALLOWED_HOSTS (and the SECURE_* switches for plain HTTP).
