@@ -4,6 +4,7 @@ from collections.abc import Callable, Iterator
 import pytest
 import redis
 from django.core.cache import cache
+from django.db import connections
 
 from directory.celery import app as celery_app
 from tests import factories
@@ -72,6 +73,16 @@ def _media_in_tmp(settings, tmp_path):
 def _fresh_cache():
     """Each test starts with an empty cache: rolled-back data must not be served."""
     cache.clear()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test databases; at the end, every connection of this process is closed
+    before they are dropped (PostgreSQL refuses to drop one still in use: the
+    replica alias mirrors the default database on a connection of its own)."""
+    yield
+    with django_db_blocker.unblock():
+        connections.close_all()
 
 
 @pytest.fixture(scope="session")
