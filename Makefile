@@ -95,6 +95,7 @@ backup: setup
 		--exclude publications.publicationsearchdocument \
 		--exclude events.eventsearchdocument --exclude search.embedding \
 		--exclude people.similarperson --exclude people.stalesimilarity \
+		--exclude people.persontopic \
 		--indent 1 -o $(BACKUP)
 	@echo "Wrote $(BACKUP)"
 

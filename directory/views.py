@@ -18,7 +18,8 @@ from core.unavailable import DATABASE_ERRORS, service_unavailable
 from events.filters import EventFilter
 from events.models import Event
 from people.filters import PersonFilter
-from people.models import Person
+from people.models import BY_ROLE, Person
+from people.topics import on_topics
 from publications.charts import publications_per_year
 from publications.filters import PublicationFilter
 from publications.models import Publication
@@ -56,9 +57,8 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
         Topic.objects.select_related("parent").prefetch_related("children"), slug=slug
     )
     subtree = Topic.objects.subtree_ids([topic.slug])
-    people = Person.objects.for_cards().filter(
-        pk__in=Person.objects.filter(topics__in=subtree).values("pk")
-    )
+    # Members on it by interest or by their papers, those who list it first.
+    people = on_topics(Person.objects.for_cards(), subtree)
     publications = Publication.objects.with_authors().filter(
         pk__in=Publication.objects.filter(topics__in=subtree).values("pk")
     )
@@ -67,7 +67,9 @@ def topic_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
     context = {
         "topic": topic,
-        "people": people.by_role()[:TOPIC_LIST_SIZE],
+        "people": people.with_role_order().order_by("-interested", *BY_ROLE)[
+            :TOPIC_LIST_SIZE
+        ],
         "people_count": people.count(),
         "publications": publications.newest_first()[:TOPIC_LIST_SIZE],
         "publication_count": publications.count(),
@@ -94,7 +96,7 @@ def topic_map() -> dict:
     and the first two levels of the tree as treemaps sized by each."""
     topics = list(
         Topic.objects.annotate(
-            people_count=_subtree_count("people"),
+            people_count=_subtree_count("person_links__person"),
             publication_count=_subtree_count("publications"),
         ).order_by("name", "pk")
     )

@@ -11,8 +11,8 @@ class PeopleConfig(AppConfig):
         from django.db.models.signals import pre_delete
 
         from core import cache
-        from people import search, similarity
-        from people.models import Person, SimilarPerson, StaleSimilarity
+        from people import search, similarity, topics
+        from people.models import Person, PersonTopic, SimilarPerson, StaleSimilarity
         from search.registration import watch_models
         from search.registry import derive
 
@@ -24,8 +24,10 @@ class PeopleConfig(AppConfig):
             after_index=similarity.mark_stale,
             after_rebuild=similarity.rebuild_similar,
         )
+        # The topics members are on follow them too: an interest or a paper's topic.
+        derive("person", after_index=topics.refresh, after_rebuild=topics.rebuild)
         cache.warm_up_with(similarity.recompute_stale)
         pre_delete.connect(
             similarity.before_delete, sender=Person, dispatch_uid="similar:delete"
         )
-        watch_models(self, derived=[SimilarPerson, StaleSimilarity])
+        watch_models(self, derived=[PersonTopic, SimilarPerson, StaleSimilarity])

@@ -2,8 +2,9 @@ import django_filters
 from django.db.models import QuerySet
 
 from core.identifiers import normalise_orcid
-from core.models import Organization
+from core.models import Organization, Topic
 from people.models import BY_ROLE, Person, Role
+from people.topics import interested_in
 from publications.models import Venue
 from search.facets import Facet, topic_facet
 from search.filters import (
@@ -13,14 +14,19 @@ from search.filters import (
     SearchFilter,
     SortFilter,
     TopicFilter,
+    chosen,
 )
 
 SORTS = [("relevance", "Relevance"), ("name", "Name"), ("role", "Role")]
 
 
+# A member is on a topic through their research interests and their papers.
+ON_TOPIC = "topic_links__topic"
+
+
 class PersonFilter(FacetedFilterSet):
     q = SearchFilter()
-    topic = TopicFilter()
+    topic = TopicFilter(relation=ON_TOPIC)
     role = django_filters.MultipleChoiceFilter(choices=Role.choices, distinct=False)
     organization = RelatedFilter(Organization, "organization", label="Organisation")
     status = django_filters.MultipleChoiceFilter(
@@ -33,7 +39,7 @@ class PersonFilter(FacetedFilterSet):
     sort = SortFilter(SORTS)
 
     facets = {
-        "topic": topic_facet(),
+        "topic": topic_facet(ON_TOPIC),
         "role": Facet("Role", "role", choices=Role.choices),
         "organization": Facet(
             "Organisation", "organization__slug", label_path="organization__name"
@@ -54,8 +60,25 @@ class PersonFilter(FacetedFilterSet):
         ]  # fmt: skip
 
     orders = {"name": ("family_name", "given_name", "pk"), "role": BY_ROLE}
-    default_order = BY_ROLE
     relevance_then = ("role_order", "family_name", "pk")
 
     def with_order_columns(self, queryset: QuerySet) -> QuerySet:
-        return queryset.with_role_order()
+        queryset = queryset.with_role_order()
+        if (subtree := self._topic_subtree()) is not None:
+            # Members who list a chosen topic as an interest come before those who
+            # are on it through their papers only.
+            queryset = queryset.annotate(interested=interested_in(subtree))
+        return queryset
+
+    @property
+    def default_order(self) -> tuple[str, ...]:
+        if self._topic_subtree() is not None:
+            return ("-interested", *BY_ROLE)
+        return BY_ROLE
+
+    def _topic_subtree(self) -> QuerySet | None:
+        """The chosen topics and those below them (a subquery), or None."""
+        data = getattr(self.form, "cleaned_data", {}) if self.is_bound else {}
+        if not chosen(data.get("topic")):
+            return None
+        return Topic.objects.subtree_ids([t.slug for t in data["topic"]])

@@ -594,6 +594,40 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+class PersonTopic(models.Model):
+    """A topic a member is on: one of their research interests, the topic of some of
+    their papers, or both. Derived from those (people.topics keeps it in step after
+    every re-index of the member); pages, facets and the API find members by it."""
+
+    person = models.ForeignKey(
+        Person, on_delete=models.CASCADE, related_name="topic_links"
+    )
+    topic = models.ForeignKey(
+        Topic, on_delete=models.CASCADE, related_name="person_links"
+    )
+    interest = models.BooleanField(help_text="One of the member's research interests.")
+    papers = models.PositiveIntegerField(
+        help_text="How many of the member's papers are on this topic."
+    )
+
+    class Meta:
+        ordering = ["person", "topic"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["person", "topic"], name="person_topic_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(interest=True) | models.Q(papers__gt=0),
+                name="person_topic_has_a_reason",
+                violation_error_message="A member is on a topic by interest or papers.",
+            ),
+        ]
+        indexes = [models.Index(fields=["topic", "person"])]
+
+    def __str__(self) -> str:
+        return f"{self.person} — {self.topic}"
+
+
 class PersonSearchDocument(SearchDocument):
     person = models.OneToOneField(
         Person,

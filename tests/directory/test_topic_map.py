@@ -32,10 +32,11 @@ def test_topic_map_counts_people_and_papers_with_subtopics(
     _lab()
     with django_assert_max_num_queries(1):
         html = client.get("/topics/").content.decode()
-    # (people, papers): a paper or member on a topic and its subtopic counts once.
+    # (people, papers): a paper or member on a topic and its subtopic counts once;
+    # a member is on a topic by interest (Bo) or by a paper (Ada's on agents).
     assert _row(html, "efficiency") == (1, 3)
     assert _row(html, "quantization") == (1, 2)
-    assert _row(html, "agents") == (1, 1)
+    assert _row(html, "agents") == (2, 1)
     assert _row(html, "unused") == (0, 0)
     # Subtopics follow their topic in the table, indented.
     assert re.search(r'class="depth-1"><a href="/topics/quantization/">', html)
@@ -47,7 +48,7 @@ def test_topic_map_counts_people_and_papers_with_subtopics(
         ("/topics/agents/", "Agents: 1 paper"),
     ]
     assert "Unused" not in papers  # nothing to draw, but listed in the table
-    assert "Agents: 1 person" in html
+    assert "Agents: 2 people" in html
 
 
 def test_topic_map_is_rendered_from_the_cache_until_the_next_write(

@@ -172,7 +172,12 @@ def _make(env: dict[str, str], target: str, **variables) -> str:
 
 
 # Computed from the rest, left out of backups and rebuilt by the restore.
-DERIVED = {"people.similarperson", "people.stalesimilarity", "search.embedding"}
+DERIVED = {
+    "people.persontopic",
+    "people.similarperson",
+    "people.stalesimilarity",
+    "search.embedding",
+}
 
 
 def _read(

@@ -78,7 +78,11 @@ def _with_ancestors(topics) -> set[str]:
 
 
 def _person_values(person: Person) -> dict[str, set[str]]:
-    topic_values = _with_ancestors(person.topics.all())
+    # A member is on their interests and on their papers' topics.
+    papers = [a.publication for a in person.authorships.all()]
+    topic_values = _with_ancestors(
+        [*person.topics.all(), *(t for paper in papers for t in paper.topics.all())]
+    )
     venues = {
         a.publication.venue.slug
         for a in person.authorships.select_related("publication__venue")
@@ -172,7 +176,9 @@ def test_person_facet_counts_match_independent_counts(dataset, selection):
     rows = [
         _person_values(p)
         for p in Person.objects.prefetch_related(
-            "topics__parent__parent", "authorships"
+            "topics__parent__parent",
+            "authorships__publication__topics__parent__parent",
+            "authorships__publication__venue",
         )
     ]
     filterset = PersonFilter(_query(selection), queryset=Person.objects.all())
