@@ -1,3 +1,5 @@
+import re
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
@@ -6,6 +8,9 @@ from core.cache import invalidate
 from core.paths import slug_path
 
 MIN_YEAR = 1900
+# A topic search reads this many characters and words of a query at most.
+MAX_TOPIC_QUERY = 256
+MAX_TOPIC_WORDS = 12
 MAX_YEAR = 2100
 
 year_validators = [MinValueValidator(MIN_YEAR), MaxValueValidator(MAX_YEAR)]
@@ -40,6 +45,18 @@ class DirectoryQuerySet(models.QuerySet):
 class TopicQuerySet(DirectoryQuerySet):
     def roots(self) -> "TopicQuerySet":
         return self.filter(parent__isnull=True)
+
+    def matching(self, text: str) -> "TopicQuerySet":
+        """Topics whose name or aliases contain every word of `text` (any case)."""
+        words = re.findall(r"\w+", text[:MAX_TOPIC_QUERY])[:MAX_TOPIC_WORDS]
+        if not words:
+            return self.none()
+        condition = models.Q()
+        for word in words:
+            condition &= models.Q(name__icontains=word) | models.Q(
+                aliases__icontains=word
+            )
+        return self.filter(condition)
 
     def subtree_ids(self, slugs: list[str]) -> models.QuerySet:
         """Ids of the named topics and of every topic below them."""

@@ -25,6 +25,7 @@ from publications.filters import PublicationFilter
 from publications.models import Publication
 from search.engines import get_engine
 from search.query import parse
+from search.views import no_results_advice
 
 HOME_MEMBERS = 24
 TOPIC_LIST_SIZE = 24
@@ -141,22 +142,54 @@ def topic_list(request: HttpRequest) -> HttpResponse:
 
 
 def search(request: HttpRequest) -> HttpResponse:
-    """One box over people, publications and events, each group linking to its page."""
+    """One box over topics, people, publications and events, each group linking to
+    its page; a misspelt query that finds nothing is corrected, as on the lists."""
     query = parse(request.GET.get("q", ""))
     context = {
         "query": query,
         # Called by the template only when its cached rendering of the results
         # (per query and data version) is missing.
-        "groups": lambda: search_groups(query),
+        "results": lambda: search_results(query),
         "data_version": data_version(),
     }
     return render(request, "directory/search.html", context)
 
 
+def search_results(query) -> dict:
+    """The groups of results for `query`, or for the closest known words when it
+    finds nothing at all (`corrected_from` is then the query as typed)."""
+    groups, corrected_from = search_groups(query), None
+    if not any(group["count"] for group in groups):
+        suggestion = get_engine().suggest(query)
+        if suggestion:
+            corrected_from, query = query, suggestion
+            groups = search_groups(query)
+    found = any(group["count"] for group in groups)
+    return {
+        "groups": groups,
+        "query": query,
+        "corrected_from": corrected_from,
+        "advice": [] if found else no_results_advice(query, filtered=False),
+    }
+
+
 def search_groups(query) -> list[dict]:
-    """The top people, publications and events for a query, with their counts."""
+    """The topics named like the query, and the top people, publications and events
+    for it, with their counts."""
     engine = get_engine()
-    groups = []
+    topics = Topic.objects.matching(query.text).order_by("name")
+    top_topics = list(topics[:SEARCH_GROUP_SIZE])
+    groups = [
+        {
+            "label": "Topics",
+            "kind": "topic",
+            "count": topics.count()
+            if len(top_topics) == SEARCH_GROUP_SIZE
+            else len(top_topics),
+            "results": top_topics,
+            "url": reverse("topic-list"),
+        }
+    ]
     sources = [
         ("People", "people:list", PersonFilter, Person.objects.for_cards()),
         ("Publications", "publications:list", PublicationFilter,

@@ -48,7 +48,10 @@ class PersonFilter(FacetedFilterSet):
         "venue": Facet(
             "Publishes at",
             "authorships__publication__venue__slug",
-            label_path="authorships__publication__venue__short_name",
+            label_path=(
+                "authorships__publication__venue__short_name",
+                "authorships__publication__venue__name",
+            ),
             distinct=True,
         ),
     }

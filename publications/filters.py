@@ -53,7 +53,9 @@ class PublicationFilter(FacetedFilterSet):
     facets = {
         "topic": topic_facet(),
         "year": Facet("Year", "year", order="value_desc"),
-        "venue": Facet("Venue", "venue__slug", label_path="venue__short_name"),
+        "venue": Facet(
+            "Venue", "venue__slug", label_path=("venue__short_name", "venue__name")
+        ),
         "status": Facet("Status", "status", choices=Publication.Status.choices),
         "author": Facet(
             "Member",

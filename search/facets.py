@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.db.models import CharField, Count, QuerySet, Value
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Coalesce, NullIf
 from django.http import QueryDict
 
 # At most this many values per facet (most frequent first), plus any selected one.
@@ -53,7 +53,7 @@ class Facet:
         label: str,
         path: str,
         *,
-        label_path: str | None = None,
+        label_path: str | tuple[str, ...] | None = None,
         choices: list[tuple[Any, str]] | None = None,
         distinct: bool = False,
         order: str = "count",
@@ -61,7 +61,15 @@ class Facet:
     ) -> None:
         self.label = label
         self.path = path
-        self.label_path = label_path
+        # Paths to a value's label, the first non-empty one shown (a venue's short
+        # name, else its name); the value itself when none gives one.
+        self.label_paths = (
+            ()
+            if label_path is None
+            else (label_path,)
+            if isinstance(label_path, str)
+            else tuple(label_path)
+        )
         self.choices = dict(choices) if choices else None
         # Paths through a many-valued relation must count each record once.
         self.distinct = distinct
@@ -73,7 +81,7 @@ class Facet:
         queryset = queryset.order_by()
         if self.annotate:
             queryset = self.annotate(queryset)
-        value_path, label_path = self.path, self.label_path or self.path
+        value_path, label_paths = self.path, self.label_paths or (self.path,)
         counter = Count("pk", distinct=True) if self.distinct else Count("*")
         related = related_rows(queryset.model, self.path) if self.distinct else None
         if related and not self.annotate:
@@ -86,13 +94,29 @@ class Facet:
                 **{f"{key}__in": queryset.values("pk")}
             ).order_by()
             value_path = _replace_first(value_path, first)
-            label_path = _replace_first(label_path, first)
+            label_paths = tuple(_replace_first(p, first) for p in label_paths)
             counter = Count(key, distinct=True)
         return queryset.values(
             facet=Value(name, output_field=CharField()),
             value=Cast(value_path, CharField()),
-            label=Cast(label_path, CharField()),
+            label=_first_label(label_paths),
         ).annotate(n=counter)
+
+    def labels(self, queryset: QuerySet, values: set[str]) -> dict[str, str]:
+        """The labels of these values (for a selected value that no result has any
+        more): read from the records the path leads to, whatever links to them."""
+        if self.choices is not None:
+            return {v: str(self.choices[v]) for v in values if v in self.choices}
+        prefix, _, value_field = self.path.rpartition("__")
+        fields = [path.rpartition("__") for path in self.label_paths]
+        if not values or not fields or any(p != prefix for p, _, _ in fields):
+            return {}
+        model = _model_at(queryset.model, prefix)
+        rows = model._default_manager.filter(**{f"{value_field}__in": values})
+        labels = rows.values_list(
+            Cast(value_field, CharField()), _first_label(tuple(f for *_, f in fields))
+        )
+        return {value: label for value, label in labels if label}
 
     def options(self, rows: list[dict]) -> list[tuple[str, str, int]]:
         """(value, label, count) from the grouped rows, in display order."""
@@ -101,7 +125,7 @@ class Facet:
             value = row["value"]
             if value is None:  # records without a value for this facet
                 continue
-            if self.label_path:
+            if self.label_paths:
                 label = row["label"] or value
             elif self.choices is not None:
                 label = str(self.choices.get(value, value))
@@ -118,6 +142,19 @@ class Facet:
 
     def count(self, queryset: QuerySet, name: str = "") -> list[tuple[str, str, int]]:
         return self.options(list(self.grouped(queryset, name)))
+
+
+def _first_label(paths: tuple[str, ...]):
+    """The first of these paths' values that is not empty, as text."""
+    labels = [NullIf(Cast(path, CharField()), Value("")) for path in paths]
+    return labels[0] if len(labels) == 1 else Coalesce(*labels)
+
+
+def _model_at(model, path: str):
+    """The model a path of relations (`topics__ancestor_links__ancestor`) ends at."""
+    for step in path.split("__") if path else ():
+        model = model._meta.get_field(step).related_model
+    return model
 
 
 def related_rows(model, path: str) -> tuple[Any, str, str] | None:

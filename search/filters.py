@@ -390,9 +390,13 @@ class FacetedFilterSet(django_filters.FilterSet):
                     FacetOption(value, label, count, value in selected, links)
                 )
             shown = {o.value for o in result.options}
-            for value in sorted(selected - shown):
-                # A selection that now matches nothing still shows, to be removed.
-                result.options.append(FacetOption(value, value, 0, True, links))
+            # A selection that now matches nothing still shows, to be removed, by
+            # its name where the records give one.
+            missing = selected - shown
+            labels = facet.labels(self.queryset.all(), missing) if missing else {}
+            for value in sorted(missing):
+                label = labels.get(value, value)
+                result.options.append(FacetOption(value, label, 0, True, links))
             result.options.sort(key=lambda o: not o.selected)
             results.append(result)
         return results

@@ -1,13 +1,36 @@
 """The view behind every faceted list page: filters, facets, chips, snippets, paging."""
 
+import unicodedata
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django_filters.views import FilterView
 
 from core.cache import CountedPaginator, data_version
+from search import semantic
 from search.engines import get_engine
-from search.query import parse
+from search.query import Query, parse
+
+
+def no_results_advice(query: Query, *, filtered: bool) -> list[str]:
+    """What might find something when nothing matched: only what applies."""
+    advice = []
+    if query and not semantic.enabled() and not written_in_latin(query.text):
+        advice.append(
+            "Search here matches the words records are written in, not their "
+            "meaning, and no record has these words: try other ones, such as the "
+            "English name of a topic."
+        )
+    elif query:
+        advice.append("Check the spelling, or try fewer or other words.")
+    if filtered:
+        advice.append("Remove a filter to widen the search.")
+    return advice
+
+
+def written_in_latin(text: str) -> bool:
+    """Whether every letter of `text` is a Latin one (accents included)."""
+    return all(unicodedata.name(c, "").startswith("LATIN") for c in text if c.isalpha())
 
 
 class FacetedSearchView(FilterView):
@@ -65,6 +88,7 @@ class FacetedSearchView(FilterView):
                 obj.snippet = snippets.get(obj.pk, "")
         facets = self.filterset.facet_results()
         params = self.request.GET
+        chips = self._chips(facets, params)
         context.update(
             filterset=self.filterset,
             object_list=page,
@@ -73,9 +97,12 @@ class FacetedSearchView(FilterView):
             facets=facets,
             facets_key=self._facets_key(params),
             facet_limit=self.facet_limit,
-            chips=self._chips(facets, params),
+            chips=chips,
             hidden_filters=self._hidden(params),
             problems=self._problems(),
+            advice=[]
+            if page
+            else no_results_advice(self.query, filtered=len(chips) > bool(self.query)),
             sort_choices=self.filterset.filters["sort"].extra["choices"],
             current_sort=self.filterset.form.cleaned_data.get("sort") or "",
         )

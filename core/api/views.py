@@ -3,6 +3,7 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from core.api.base import ReadWriteViewSet, detail_schema, write_schemas
 from core.api.errors import ERROR_RESPONSES
 from core.api.serializers import OrganizationSerializer, TopicSerializer
+from core.filters import TopicFilter
 from core.models import Organization, Topic
 
 
@@ -17,7 +18,7 @@ class TopicViewSet(ReadWriteViewSet):
     queryset = Topic.objects.select_related("parent").order_by("name")
     serializer_class = TopicSerializer
     ordering_fields = ["name", "slug"]
-    filterset_fields: list[str] = []
+    filterset_class = TopicFilter
 
 
 @extend_schema_view(

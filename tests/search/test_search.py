@@ -283,8 +283,9 @@ def test_engine_follows_the_database(db):
 def test_search_page_groups_results_by_kind(
     client, demo_lab, django_assert_max_num_queries
 ):
-    # 16, and the reasons people and papers matched (once per data version).
-    with django_assert_max_num_queries(32):
+    # 17 (the topics named like it among them), and the reasons people and papers
+    # matched (once per data version).
+    with django_assert_max_num_queries(33):
         response = client.get("/search/", {"q": "attention"})
     groups = {g["label"]: g for g in search_groups(parse("attention"))}
     assert groups["People"]["count"] >= 2
@@ -296,8 +297,14 @@ def test_search_page_groups_results_by_kind(
         assert f'<a href="{group["url"]}">{group["label"]}</a>' in html
     for group in groups.values():
         first = group["results"][0]
-        name = getattr(first, "display_name", None) or first.title
-        assert str(escape(name)) in html
+        name = getattr(first, "display_name", None) or getattr(first, "title", None)
+        assert str(escape(name or first.name)) in html
+    # Topics named like the query come first, linked to their pages.
+    assert [t.slug for t in groups["Topics"]["results"]] == [
+        "efficient-attention",
+        "sparse-attention",
+    ]
+    assert '<a class="chip" href="/topics/sparse-attention/">' in html
 
 
 def test_search_results_are_rendered_once_until_the_next_write(
