@@ -9,7 +9,8 @@ table per kind of query and writes bench/results/relevance-<lab>-<mode>.json; th
 mode is "hybrid" when SEMANTIC_SEARCH=1, else "keyword".
 
 Recall@5 is the share of the relevant records in the first five results, out of
-at most five (a generated field has hundreds of relevant members).
+at most five (a generated field has hundreds of relevant members). Queries about
+nothing in the lab (kind `nothing`) count the results they wrongly get.
 
     .venv/bin/python bench/relevance/run.py [--lab demo|generated] [--verbose]
 """
@@ -86,6 +87,9 @@ def found(client, find: str, query: str) -> list[str]:
 
 
 def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
+    if not relevant:
+        # A query about nothing here: every result is a wrong one.
+        return {"results": len(ranked), "any": float(bool(ranked))}
     recall = len(relevant & set(ranked[:5])) / min(5, len(relevant))
     first = next((i for i, slug in enumerate(ranked, 1) if slug in relevant), None)
     gain = sum(
@@ -145,7 +149,9 @@ def main() -> None:
 
         client = Client()
         relevant = {
-            item["id"]: set(item.get("relevant") or relevant_members(item["field"]))
+            item["id"]: set(item["relevant"])
+            if "relevant" in item
+            else relevant_members(item["field"])
             for item in judged
         }
         per_kind: dict[str, list[dict]] = defaultdict(list)
@@ -168,7 +174,7 @@ def main() -> None:
     summary = {
         kind: {
             metric: round(sum(r[metric] for r in results) / len(results), 3)
-            for metric in ("recall@5", "mrr", "ndcg@10")
+            for metric in results[0]
         }
         | {"queries": len(results)}
         for kind, results in per_kind.items()
@@ -176,6 +182,12 @@ def main() -> None:
     print(f"mode: {mode}, {len(judged)} queries on the {lab} lab")
     print(f"{'kind':12} {'n':>3} {'Recall@5':>9} {'MRR':>6} {'nDCG@10':>8}")
     for kind, figures in summary.items():
+        if "results" in figures:
+            print(
+                f"{kind:12} {figures['queries']:3} results per query "
+                f"{figures['results']:.2f}, queries with any {figures['any']:.0%}"
+            )
+            continue
         print(
             f"{kind:12} {figures['queries']:3} {figures['recall@5']:9.3f} "
             f"{figures['mrr']:6.3f} {figures['ndcg@10']:8.3f}"

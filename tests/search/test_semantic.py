@@ -6,6 +6,7 @@ Skipped when the optional extra is not installed; CI installs it.
 import pytest
 from django.core.management import call_command
 
+from people.models import Person
 from publications.models import Publication
 from search import semantic
 from search.engines import get_engine
@@ -58,7 +59,7 @@ def test_exact_terms_keep_their_keyword_matches_first(meaning, demo_lab, client)
 
 
 def test_the_count_is_the_number_of_results(meaning, demo_lab, client):
-    query = "making picture makers quicker by fusing look-alike patches"
+    query = "squeezing remembered keys and values of chatbots into tiny integers"
     response = client.get("/api/publications/", {"q": query, "page_size": 100})
     body = response.json()
     assert body["count"] == len(body["results"]) > 0
@@ -75,6 +76,24 @@ def test_pages_and_facets_answer_with_meaning_on(meaning, demo_lab, client):
     for path in ("/people/", "/publications/", "/events/", "/search/"):
         response = client.get(path, {"q": "稀疏注意力"})
         assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "query", ["banana bread recipe", "football world cup", "medieval french poetry"]
+)
+def test_a_query_about_nothing_here_finds_nothing_by_meaning(
+    meaning, demo_lab, client, query
+):
+    for path in ("/api/publications/", "/api/people/"):
+        assert _slugs(client, path, q=query) == [], path
+
+
+def test_a_name_matches_by_meaning_only_the_closest_records(meaning, demo_lab, client):
+    """ "NYU" matched every member and most papers when any nearest record counted."""
+    people = _slugs(client, "/api/people/", q="NYU")
+    papers = _slugs(client, "/api/publications/", q="NYU")
+    assert len(people) < Person.objects.count(), people
+    assert len(papers) <= 3, papers
 
 
 def test_every_record_has_a_vector_after_a_rebuild(meaning, demo_lab):
@@ -95,7 +114,7 @@ def test_a_write_updates_the_vector_and_a_deletion_drops_it(db, meaning, client)
     paper.save()
     after = Embedding.objects.get(kind="publication", record_id=paper.pk)
     assert after.digest != before.digest and after.vector != before.vector
-    found = _slugs(client, "/api/publications/", q="注意力机制")
+    found = _slugs(client, "/api/publications/", q="稀疏注意力")
     assert paper.slug in found
     paper.delete()
     assert not Embedding.objects.filter(kind="publication", record_id=paper.pk).exists()
