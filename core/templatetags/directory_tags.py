@@ -23,29 +23,44 @@ def obfuscate_email(address: str) -> str:
 
 @register.simple_tag
 def author_list(publication) -> SafeString:
-    """The publication's authors in order, members linked, co-first authors starred."""
-    parts = []
+    """The publication's authors in order, members linked, co-first authors starred;
+    those a source names without their place follow as "with …" (the paper's page
+    says more)."""
+    placed, unplaced = [], []
     for authorship in publication.authorships.all():
-        star = "*" if authorship.equal_contribution else ""
-        if authorship.position_unknown:
-            # Named by the source without a place in the list: say so beside it.
-            star += " (author; position not given by the source)"
-        if authorship.person_id:
-            parts.append(
-                format_html(
-                    '<a class="author member" href="{}">{}</a>{}',
-                    authorship.person.get_absolute_url(),
-                    authorship.name,
-                    star,
-                )
-            )
-        else:
-            parts.append(
-                format_html('<span class="author">{}</span>{}', authorship.name, star)
-            )
-    if not publication.authors_complete:
-        parts.append(format_html('<span class="author more">{}</span>', "et al."))
-    return mark_safe(", ".join(parts))  # noqa: S308 - every part is escaped above
+        (unplaced if authorship.position_unknown else placed).append(authorship)
+    names = [
+        format_html("{}{}", _author(a), "*" if a.equal_contribution else "")
+        for a in placed
+    ]
+    if names and not publication.authors_complete:
+        names.append(format_html('<span class="author more">{}</span>', "et al."))
+    listed = mark_safe(", ".join(names))  # noqa: S308 - every part is escaped above
+    if not unplaced:
+        return listed
+    others = [_author(a) for a in unplaced]
+    joined = (
+        mark_safe(", ".join(others[:-1]) + " and ")  # noqa: S308 - escaped above
+        if len(others) > 1
+        else ""
+    )
+    with_ = format_html(
+        '<span class="authors-unplaced" title="{}">with {}{}</span>',
+        "The source names them as authors without their place in the author list.",
+        joined,
+        others[-1],
+    )
+    return format_html("{}; {}", listed, with_) if names else with_
+
+
+def _author(authorship) -> SafeString:
+    if authorship.person_id:
+        return format_html(
+            '<a class="author member" href="{}">{}</a>',
+            authorship.person.get_absolute_url(),
+            authorship.name,
+        )
+    return format_html('<span class="author">{}</span>', authorship.name)
 
 
 @register.simple_tag

@@ -121,3 +121,24 @@ def test_sort_cited_lists_the_most_cited_first_in_a_fixed_number_of_queries(
     titles = [p.title for p in response.context["object_list"]]
     assert titles[:2] == ["Cited 40", "Cited 3"]
     assert "Cited by 40" in response.content.decode()
+
+
+def test_authors_without_a_place_read_as_with_after_the_ordered_ones(client, db):
+    ada = factories.person(display_name="Ada Lovelace", slug="ada")
+    unplaced = factories.publication(title="Unplaced", authors_complete=False)
+    unplaced.authorships.create(
+        position=1, name="Ada Lovelace", person=ada, position_unknown=True
+    )
+    mixed = factories.publication(
+        title="Mixed", authors=["Bo First", "Cy Second"], authors_complete=False
+    )
+    mixed.authorships.create(position=3, name="Di Third", position_unknown=True)
+    mixed.authorships.create(position=4, name="Ed Fourth", position_unknown=True)
+    html = client.get("/publications/").content.decode()
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "with Ada Lovelace" in text
+    assert "(author; position not given" not in text
+    assert "Bo First, Cy Second, et al.; with Di Third and Ed Fourth" in text, (
+        "ordered authors first, then the others"
+    )
+    assert '<a class="author member" href="/people/ada/">Ada Lovelace</a>' in html
