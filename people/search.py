@@ -198,22 +198,28 @@ def person_sources(ids: list[int]) -> dict[int, list[Source]]:
             if text
         ]
         found[pk] += [Source("organisation", o) for o in (organization, team) if o]
-    for label, model, fields in SECTION_SOURCES:
+    for label, model, fields, terse in SECTION_SOURCES:
         for pk, shown, *rest in model.objects.filter(**of).values_list(
             "person_id", *fields
         ):
-            found[pk].append(Source(label, shown, hidden=join(*rest)))
+            found[pk].append(Source(label, shown, hidden=join(*rest), terse=terse))
     return found
 
 
 PROFILE_TEXTS = ("headline", "bio", "research summary")
 # Profile sections a member is found by, after their papers and news: the label,
-# the section, and its fields (the first one shown).
+# the section, its fields (the first one shown), and whether that first one is too
+# terse to say why it matched ("experience: First Author") when the others did.
 SECTION_SOURCES = (
-    ("award", people.Award, ("title", "detail", "granting_body")),
-    ("experience", people.Experience, ("role", "organization__name", "team", "notes")),
-    ("education", people.Education, ("degree", "field", "organization__name")),
-    ("open source", people.OpenSourceContribution, ("project", "description")),
+    ("award", people.Award, ("title", "detail", "granting_body"), False),
+    (
+        "experience",
+        people.Experience,
+        ("role", "organization__name", "team", "notes"),
+        True,
+    ),
+    ("education", people.Education, ("degree", "field", "organization__name"), True),
+    ("open source", people.OpenSourceContribution, ("project", "description"), False),
 )
 
 

@@ -35,7 +35,8 @@ class Source:
     """One thing a record is found by: `text` is shown (quoted when `quote`),
     `also` are short alternatives shown after it when only they match (a topic's
     aliases and the topics above it), `hidden` matches without being shown (a
-    paper's summary)."""
+    paper's summary). A `terse` text (a role, a degree) says nothing of what it
+    was found by: matched through its hidden text only, the source is left out."""
 
     label: str
     text: str
@@ -43,6 +44,7 @@ class Source:
     hidden: str = ""
     quote: bool = False
     plural: str = ""
+    terse: bool = False
 
 
 def topic_source(name: str, text: str, label: str = "topic") -> Source:
@@ -118,7 +120,7 @@ def explain(query: Query, sources: Iterable[Source]) -> str:
         shown = matcher.terms_in(source.text)
         alternatives = [a for a in source.also if matcher.terms_in(a)]
         found = shown | matcher.terms_in(" ".join(alternatives))
-        if not found and source.hidden:
+        if not found and source.hidden and not source.terse:
             found = matcher.terms_in(source.hidden)
         if not found or (source.label, source.text) in seen:
             continue

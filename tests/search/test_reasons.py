@@ -92,3 +92,25 @@ def test_the_publications_page_names_each_topic_once(client, demo_lab):
 def test_the_site_search_says_why_too(client, demo_lab):
     html = client.get("/search/", {"q": "speculative decoding"}).content.decode()
     assert "news: Paper on MoE <mark>speculative</mark>" in html
+
+
+def test_a_terse_source_found_only_by_its_hidden_text_is_left_out():
+    experience = Source(
+        "experience",
+        "First Author",
+        hidden="Proposed HilbertA, sparse attention along the Hilbert curve",
+        terse=True,
+    )
+    assert explain(parse("hilbert curve"), [experience]) == ""
+    # Its own words still say why; a paper's title says what it is whatever matched.
+    assert explain(parse("first author"), [experience]) == (
+        "experience: <mark>First</mark> <mark>Author</mark>"
+    )
+    paper = Source("paper", "HilbertA", hidden="sparse attention along the curve")
+    assert explain(parse("curve"), [paper]) == "paper: HilbertA"
+
+
+def test_no_member_is_said_to_match_by_a_bare_role(client, demo_lab):
+    html = client.get("/people/", {"q": "hilbert curve"}).content.decode()
+    assert "Shaoyi Zheng" in html
+    assert "experience: First Author" not in html
