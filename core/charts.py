@@ -377,7 +377,7 @@ class TileData:
 @dataclass(frozen=True)
 class Tile:
     label: str
-    short_label: str
+    lines: tuple[str, ...]  # the whole label, wrapped; empty when it does not fit
     value: int
     url: str
     x: str
@@ -387,15 +387,23 @@ class Tile:
     text_x: str
     text_y: str
     group: bool
-    show_label: bool
     shade: int
 
 
+# Treemap labels are drawn at 12px, one to a line of LINE pixels; a group's name
+# fits its header.
+TILE_FONT = 12
+TILE_CHAR_WIDTH = CHAR_WIDTH * TILE_FONT / 11
+LINE = 14.0
 HEADER = 18.0
+TREEMAP_WIDTH, TREEMAP_HEIGHT = 960, 440
 
 
 def treemap(
-    items: list[TileData], *, width: int = 640, height: int = 400
+    items: list[TileData],
+    *,
+    width: int = TREEMAP_WIDTH,
+    height: int = TREEMAP_HEIGHT,
 ) -> list[Tile]:
     """Squarified tiles: each item's area is proportional to its value; an item's
     children share its area (below a header naming it) in proportion to theirs."""
@@ -427,10 +435,10 @@ def _sorted_tiles(items: Iterable[TileData]) -> list[TileData]:
 def _tile(
     data: TileData, x: float, y: float, w: float, h: float, group: bool, shade: int
 ) -> Tile:
-    chars = int((w - 8) / CHAR_WIDTH)
+    rows = 1 if group else int((h - 6) / LINE)
     return Tile(
         label=data.label,
-        short_label=clip(data.label, max(chars, 1)),
+        lines=wrap(data.label, int((w - 8) / TILE_CHAR_WIDTH), rows),
         value=data.value,
         url=data.url,
         x=num(x + 1),
@@ -440,9 +448,23 @@ def _tile(
         text_x=num(x + 5),
         text_y=num(y + 14),
         group=group,
-        show_label=chars >= 4 and h >= HEADER,
         shade=shade,
     )
+
+
+def wrap(label: str, chars: int, rows: int) -> tuple[str, ...]:
+    """`label` in lines of at most `chars` characters, broken between words; ()
+    when it needs more than `rows` lines or a word is longer than a line: a tile
+    shows its whole name or none (its tooltip and the table still give it)."""
+    lines: list[str] = []
+    for word in label.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= chars:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    if len(lines) > rows or any(len(line) > chars for line in lines):
+        return ()
+    return tuple(lines)
 
 
 def _squarify(

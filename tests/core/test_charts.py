@@ -17,6 +17,7 @@ from core.charts import (
     force_network,
     num,
     treemap,
+    wrap,
     year_bars,
 )
 
@@ -213,3 +214,19 @@ def test_force_layout_keeps_a_tightly_linked_group_apart_enough_to_read():
         for bx, by in at[i + 1 :]
     )
     assert closest >= 30
+
+
+def test_a_tile_shows_its_whole_name_on_lines_or_none():
+    assert wrap("Efficient machine learning", 12, 3) == (
+        "Efficient",
+        "machine",
+        "learning",
+    )
+    assert wrap("Efficient machine learning", 30, 1) == ("Efficient machine learning",)
+    # Never cut: too many lines, or a word longer than a line, gives no label.
+    assert wrap("Efficient machine learning", 12, 2) == ()
+    assert wrap("Parameter-efficient fine-tuning", 12, 3) == ()
+    tiles = treemap(
+        [TileData("a", "Large topic", 90, "/a/"), TileData("b", "Tiny one", 1, "/b/")]
+    )
+    assert [t.lines for t in tiles] == [("Large topic",), ()]
