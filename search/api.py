@@ -1,6 +1,7 @@
 """The API side of faceted search: lists filtered, faceted and ranked like the pages."""
 
 from django.db.models import F, QuerySet
+from django.http import QueryDict
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
@@ -12,6 +13,8 @@ from core.api.base import ERROR_EXAMPLE, ReadWriteViewSet
 from core.api.errors import ERROR_RESPONSES
 from core.api.pagination import PAGE_PARAMETERS
 from core.cache import remember
+from search.engines import get_engine
+from search.query import Query, parse
 
 
 class NullsLastOrdering(OrderingFilter):
@@ -34,8 +37,10 @@ class NullsLastOrdering(OrderingFilter):
 class FacetedViewSet(ReadWriteViewSet):
     """Lists filtered by the same FilterSet as the pages, with optional facet counts."""
 
-    def filtered_queryset(self) -> QuerySet:
-        params = self.request.query_params
+    def filtered_queryset(self, params: QueryDict | None = None) -> QuerySet:
+        """The records the query parameters (or `params` in their stead) select."""
+        if params is None:
+            params = self.request.query_params
         filterset_class = self.filterset_class
         self.reject_unknown_parameters(filterset_class)
         self.filterset = filterset_class(
@@ -90,7 +95,16 @@ class FacetedViewSet(ReadWriteViewSet):
         queryset = self.filtered_queryset()
         facets = self.requested_facets()
         page = self.paginate_queryset(queryset)
+        corrected_from = None
+        if not page and (suggestion := self.suggestion()):
+            # Nothing matches: the closest known words, as the pages do, said so.
+            params = self.request.query_params.copy()
+            params["q"], corrected_from = suggestion.phrase, params["q"]
+            page = self.paginate_queryset(self.filtered_queryset(params))
         response = self.list_response(page)
+        if corrected_from is not None and isinstance(response.data, dict):
+            response.data["corrected_from"] = corrected_from
+            response.data["q"] = params["q"]
         if facets and isinstance(response.data, dict):
             response.data["facets"] = {
                 result.name: [
@@ -100,6 +114,11 @@ class FacetedViewSet(ReadWriteViewSet):
                 for result in self.filterset.facet_results(facets)
             }
         return response
+
+    def suggestion(self) -> Query | None:
+        """Known words close to a text query that found nothing, if any."""
+        query = parse(self.request.query_params.get("q", ""))
+        return get_engine().suggest(query) if query else None
 
     def list_response(self, page: list) -> Response:
         serializer = self.get_serializer(page, many=True)

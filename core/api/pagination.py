@@ -47,6 +47,18 @@ class Pagination(PageNumberPagination):
 
     def get_paginated_response_schema(self, schema: dict) -> dict:
         response = super().get_paginated_response_schema(schema)
+        response["properties"]["corrected_from"] = {
+            "type": "string",
+            "description": "Present when the text query `q` found nothing and the "
+            "results are those of the closest known words, given in `q`: the query "
+            "as it was sent.",
+            "example": "quantizaton",
+        }
+        response["properties"]["q"] = {
+            "type": "string",
+            "description": "With `corrected_from`: the query the results are for.",
+            "example": "quantization",
+        }
         response["properties"]["facets"] = {
             "type": "object",
             "description": "Present when `facets` is requested.",

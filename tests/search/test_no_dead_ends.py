@@ -87,3 +87,16 @@ def test_a_selected_topic_without_results_is_shown_by_its_name(client, db):
     assert facets["topic"] == [
         {"value": "ai-for-science", "label": "AI for science", "count": 0}
     ]
+
+
+def test_the_api_corrects_a_misspelling_and_says_so(client, demo_lab):
+    body = client.get("/api/publications/", {"q": "quantizaton", "facets": "year"})
+    body = body.json()
+    assert body["corrected_from"] == "quantizaton" and body["q"] == "quantization"
+    assert body["count"] == len(body["results"]) > 0
+    assert sum(o["count"] for o in body["facets"]["year"]) == body["count"]
+    people = client.get("/api/people/", {"q": "quantizaton"}).json()
+    assert [p["slug"] for p in people["results"]] == ["zhongzhu-zhou"]
+    # A query that finds something is left as it is, and says nothing more.
+    exact = client.get("/api/publications/", {"q": "quantization"}).json()
+    assert "corrected_from" not in exact and exact["count"] == body["count"]
