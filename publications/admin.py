@@ -4,7 +4,7 @@ from pathlib import PurePath
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Case, Count, F, Max, Value, When
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -43,8 +43,46 @@ class VenueAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["short_name"]}
 
 
+class AuthorshipFormSet(forms.BaseInlineFormSet):
+    """Save a new order of the authors, whatever order the rows are written in."""
+
+    def save(self, commit: bool = True) -> list:
+        if commit:
+            self._make_way()
+        return super().save(commit)
+
+    def _make_way(self) -> None:
+        # (publication, position) is unique at every moment on SQLite and
+        # PostgreSQL alike, and Django writes the rows one by one: a swap would
+        # collide half-way. The rows that move or go first step aside, above every
+        # position in use or wanted, in one statement that collides nowhere.
+        moving = [
+            form.instance.pk
+            for form in self.initial_forms
+            if form.instance.pk is not None
+            and (form in self.deleted_forms or "position" in form.changed_data)
+        ]
+        if not moving:
+            return
+        rows = self.model._default_manager.filter(**{self.fk.name: self.instance})
+        wanted = [
+            form.cleaned_data["position"]
+            for form in self.forms
+            if form not in self.deleted_forms and form.cleaned_data.get("position")
+        ]
+        top = max([rows.aggregate(top=Max("position"))["top"] or 0, *wanted])
+        rows.filter(pk__in=moving).update(
+            position=Case(
+                *(When(pk=pk, then=Value(top + n)) for n, pk in enumerate(moving, 1)),
+                default=F("position"),
+                output_field=self.model._meta.get_field("position"),
+            )
+        )
+
+
 class AuthorshipInline(admin.TabularInline):
     model = Authorship
+    formset = AuthorshipFormSet
     extra = 0
     ordering = ["position"]
     fields = [

@@ -251,3 +251,89 @@ def test_staff_who_may_only_view_cannot_run_actions_that_change(
     viewer.post(CHANGELIST, {"action": action, "_selected_action": [paper.pk]})
     paper.refresh_from_db()
     assert getattr(paper, field) is before
+
+
+# -- the authors inline ----------------------------------------------------------
+
+
+def _as_posted(response) -> dict:
+    """What the change form posts when saved as it was opened."""
+    forms = [response.context["adminform"].form]
+    for inline in response.context["inline_admin_formsets"]:
+        forms += [inline.formset.management_form, *inline.formset.forms]
+    data = {}
+    for form in forms:
+        for name in form.fields:
+            value = form[name].value()
+            if value is None or value is False:
+                continue
+            data[form[name].html_name] = "on" if value is True else value
+    return data
+
+
+def _authors(publication: Publication) -> list[tuple[int, str]]:
+    return list(
+        publication.authorships.order_by("position").values_list("position", "name")
+    )
+
+
+@pytest.fixture
+def three_authors(db) -> tuple[Publication, str]:
+    paper = factories.publication(authors=["Ann First", "Bo Second", "Cy Third"])
+    return paper, reverse("admin:publications_publication_change", args=[paper.pk])
+
+
+def test_staff_swap_two_authors_in_one_save(admin_client_logged_in, three_authors):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    data["authorships-0-position"], data["authorships-1-position"] = "2", "1"
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 302
+    assert _authors(paper) == [(1, "Bo Second"), (2, "Ann First"), (3, "Cy Third")]
+
+
+def test_staff_add_a_new_first_author_and_shift_the_others(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    for n in range(3):
+        data[f"authorships-{n}-position"] = str(n + 2)
+    data.update(
+        {
+            "authorships-TOTAL_FORMS": "4",
+            "authorships-3-position": "1",
+            "authorships-3-name": "Di New",
+        }
+    )
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 302
+    assert _authors(paper) == [
+        (1, "Di New"),
+        (2, "Ann First"),
+        (3, "Bo Second"),
+        (4, "Cy Third"),
+    ]
+
+
+def test_an_author_deleted_leaves_their_place_to_another(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    data["authorships-0-DELETE"] = "on"
+    data["authorships-1-position"], data["authorships-2-position"] = "1", "2"
+    assert admin_client_logged_in.post(url, data).status_code == 302
+    assert _authors(paper) == [(1, "Bo Second"), (2, "Cy Third")]
+
+
+def test_two_authors_given_one_place_are_refused_with_a_message(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    data["authorships-2-position"] = "1"
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 200
+    assert "Please correct the duplicate data" in response.text
+    assert _authors(paper) == [(1, "Ann First"), (2, "Bo Second"), (3, "Cy Third")]
