@@ -156,7 +156,11 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     actions = ["mark_selected", "unmark_selected", "mark_reviewed"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(author_total=Count("authorships"))
+        # A search on authors' names joins the authorships a second time: without
+        # distinct, each author would be counted once per matching row.
+        return super().get_queryset(request).annotate(
+            author_total=Count("authorships", distinct=True)
+        )
 
     def get_urls(self):
         return [

@@ -337,3 +337,17 @@ def test_two_authors_given_one_place_are_refused_with_a_message(
     assert response.status_code == 200
     assert "Please correct the duplicate data" in response.text
     assert _authors(paper) == [(1, "Ann First"), (2, "Bo Second"), (3, "Cy Third")]
+
+
+@pytest.mark.parametrize("q", ["", "Eight", "Author"])
+def test_the_author_count_is_not_multiplied_by_a_search(
+    admin_client_logged_in, db, django_assert_max_num_queries, q
+):
+    factories.publication(
+        title="Eight Authors", authors=[f"Author {n}" for n in range(1, 9)]
+    )
+    with django_assert_max_num_queries(8):
+        response = admin_client_logged_in.get(CHANGELIST, {"q": q})
+    [paper] = response.context["cl"].result_list
+    assert paper.author_total == 8
+    assert '<td class="field-author_count">8</td>' in response.text
