@@ -80,8 +80,44 @@ class AuthorshipFormSet(forms.BaseInlineFormSet):
         )
 
 
+class AuthorshipForm(forms.ModelForm):
+    """An author's row: a member picked without a printed name is printed as the
+    member's display name."""
+
+    class Meta:
+        # Short headings keep the table within the page's width
+        # (a soft hyphen lets "corresponding" break in its narrow column).
+        labels = {
+            "equal_contribution": "Co-first",
+            "corresponding": "Corres\u00adponding",
+            "position_unknown": "Place unknown",
+        }
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["name"].required = False
+
+    def has_changed(self) -> bool:
+        # The page's script numbers a row as soon as it is added: a new row with
+        # nothing but that number is still an empty row, not an author to save.
+        if self.instance._state.adding and set(self.changed_data) <= {"position"}:
+            return False
+        return super().has_changed()
+
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        person = cleaned_data.get("person")
+        if not cleaned_data.get("name"):
+            if person is not None:
+                cleaned_data["name"] = person.display_name
+            elif "name" not in self.errors:
+                self.add_error("name", "Give the name as printed, or pick a member.")
+        return cleaned_data
+
+
 class AuthorshipInline(admin.TabularInline):
     model = Authorship
+    form = AuthorshipForm
     formset = AuthorshipFormSet
     extra = 0
     ordering = ["position"]
@@ -95,6 +131,19 @@ class AuthorshipInline(admin.TabularInline):
         "position_unknown",
     ]
     autocomplete_fields = ["person"]
+    # The order controls (admin-inlines.js) look for this class.
+    classes = ["authors", "ordered-rows"]
+    verbose_name = "author"
+    verbose_name_plural = "authors"
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "person":
+            # A member is picked here, not edited: the related-object icons
+            # would take a line of their own under every author.
+            for action in ("add", "change", "delete", "view"):
+                setattr(field.widget, f"can_{action}_related", False)
+        return field
 
 
 class SourceConflictInline(admin.TabularInline):
@@ -143,6 +192,67 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     ]
     prepopulated_fields = {"slug": ["title"]}
     autocomplete_fields = ["venue", "topics"]
+    # The change form (templates/admin/publications/publication/change_form.html)
+    # puts the authors straight after the first fieldset: title, authors, then
+    # year and venue, as a citation reads.
+    fieldsets = [
+        (None, {"fields": ["title", "slug"]}),
+        (
+            "Year and venue",
+            {
+                "fields": [
+                    ("year", "month"),
+                    "venue",
+                    "venue_detail",
+                    "kind",
+                    ("status", "presentation"),
+                    "volume",
+                    "number",
+                    "pages",
+                ]
+            },
+        ),
+        (
+            "The work",
+            {"fields": ["summary", "key_results", "abstract", "topics", "selected"]},
+        ),
+        (
+            "As the source gives it",
+            {
+                "fields": [
+                    "alternative_title",
+                    "working_title",
+                    "authors_complete",
+                    "authors_source",
+                ]
+            },
+        ),
+        ("Identifiers", {"fields": ["doi", "arxiv_id", "openalex_id"]}),
+        (
+            "Import",
+            {
+                "fields": [
+                    "needs_review",
+                    "citation_key",
+                    "source_file",
+                    "bibtex",
+                    *PROVENANCE_FIELDS,
+                ]
+            },
+        ),
+        (
+            "Citations",
+            {
+                "classes": ["collapse"],
+                "fields": [
+                    "cited_by_count",
+                    "counts_by_year",
+                    "citations_retrieved_at",
+                    "orcid_put_codes",
+                ],
+            },
+        ),
+    ]
     # Counts and put-codes come from OpenAlex and ORCID; an edit would be overwritten.
     readonly_fields = [
         "cited_by_count",
@@ -155,11 +265,17 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     inlines = [AuthorshipInline, PublicationLinkInline, SourceConflictInline]
     actions = ["mark_selected", "unmark_selected", "mark_reviewed"]
 
+    class Media:
+        css = {"all": ["css/admin-inlines.css"]}
+        js = ["js/admin-inlines.js"]
+
     def get_queryset(self, request):
         # A search on authors' names joins the authorships a second time: without
         # distinct, each author would be counted once per matching row.
-        return super().get_queryset(request).annotate(
-            author_total=Count("authorships", distinct=True)
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(author_total=Count("authorships", distinct=True))
         )
 
     def get_urls(self):

@@ -351,3 +351,56 @@ def test_the_author_count_is_not_multiplied_by_a_search(
     [paper] = response.context["cl"].result_list
     assert paper.author_total == 8
     assert '<td class="field-author_count">8</td>' in response.text
+
+
+def test_the_change_form_puts_the_authors_between_the_title_and_the_year(
+    admin_client_logged_in, three_authors
+):
+    _, url = three_authors
+    html = admin_client_logged_in.get(url).text
+    assert html.index('name="title"') < html.index('id="authorships-group"')
+    assert html.index('id="authorships-group"') < html.index('name="year"')
+    assert html.index('name="year"') < html.index('name="summary"')
+    # Positions stay typed fields; the order controls come from a static script.
+    assert 'name="authorships-0-position"' in html
+    assert "js/admin-inlines.js" in html and "<script>" not in html
+
+
+def test_a_member_picked_without_a_printed_name_is_printed_as_the_member(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    member = factories.person(display_name="Di Member")
+    data = _as_posted(admin_client_logged_in.get(url))
+    data.update(
+        {
+            "authorships-TOTAL_FORMS": "5",
+            "authorships-3-position": "4",
+            "authorships-3-person": str(member.pk),
+            # A row the page's script numbered and nobody filled in: left out.
+            "authorships-4-position": "5",
+        }
+    )
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 302
+    assert _authors(paper)[3] == (4, "Di Member")
+    assert paper.authorships.get(position=4).person == member
+    assert paper.authorships.count() == 4
+
+
+def test_an_author_needs_a_printed_name_or_a_member(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    data.update(
+        {
+            "authorships-TOTAL_FORMS": "4",
+            "authorships-3-position": "4",
+            "authorships-3-corresponding": "on",
+        }
+    )
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 200
+    assert "Give the name as printed, or pick a member." in response.text
+    assert paper.authorships.count() == 3
