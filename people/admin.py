@@ -5,12 +5,28 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.html import format_html
 
-from core.admin_mixins import VersionedAdminMixin
+from core.admin_mixins import (
+    PartialDateField,
+    PartialDatesForm,
+    VersionedAdminMixin,
+)
 from core.models import PROVENANCE_FIELDS
 from people import models
 
 # Imported data read longer ago than this is listed as stale.
 STALE_AFTER = datetime.timedelta(days=180)
+
+
+class DateRangeForm(PartialDatesForm):
+    """Education and experience with a start and an end typed as the source gives
+    them: 2019, 2019-09 or 2019-09-19."""
+
+    partial_dates = {"start_date": "start_precision", "end_date": "end_precision"}
+    start_date = PartialDateField(label="Start", required=False)
+    end_date = PartialDateField(label="End", required=False)
+
+    class Meta:
+        exclude = ["start_precision", "end_precision"]
 
 
 class OrderedInline(admin.StackedInline):
@@ -30,12 +46,14 @@ class ResearchAreaInline(OrderedInline):
 
 class EducationInline(OrderedInline):
     model = models.Education
+    form = DateRangeForm
     autocomplete_fields = ["organization"]
     readonly_fields = PROVENANCE_FIELDS
 
 
 class ExperienceInline(OrderedInline):
     model = models.Experience
+    form = DateRangeForm
     autocomplete_fields = ["organization", "publication"]
     readonly_fields = PROVENANCE_FIELDS
     show_change_link = True
@@ -228,6 +246,7 @@ class ExperienceLinkInline(admin.TabularInline):
 
 @admin.register(models.Experience)
 class ExperienceAdmin(admin.ModelAdmin):
+    form = DateRangeForm
     list_display = [
         "role",
         "person",
@@ -279,6 +298,7 @@ class OpenSourceContributionAdmin(admin.ModelAdmin):
 
 @admin.register(models.Education)
 class EducationAdmin(admin.ModelAdmin):
+    form = DateRangeForm
     list_display = [
         "degree",
         "field",
