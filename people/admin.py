@@ -195,6 +195,9 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     ]
     actions = ["mark_alumni", "mark_current"]
 
+    class Media:
+        css = {"all": ["css/admin-inlines.css"]}
+
     def get_queryset(self, request):
         return super().get_queryset(request).with_oldest_retrieval()
 

@@ -98,3 +98,12 @@ def test_the_authors_table_fits_and_its_controls_reorder_the_authors(staff_page)
         (4, "Cy Third"),
     ]
     assert authors[0].person == member
+
+
+def test_a_members_tables_fit_the_page_at_1280(staff_page):
+    member = factories.person()
+    member.links.create(kind="homepage", url="https://example.org/" + "a" * 60)
+    member.service.create(kind="reviewer", role="Reviewer", venue="NeurIPS 2025")
+    member.interests.create(title="Sports", description="Tennis.")
+    staff_page.goto(f"/admin/people/person/{member.pk}/change/")
+    assert staff_page.evaluate("document.documentElement.scrollWidth") <= 1280
