@@ -9,6 +9,7 @@ from core.admin_mixins import (
     PartialDateField,
     PartialDatesForm,
     VersionedAdminMixin,
+    VersionedModelForm,
 )
 from core.models import PROVENANCE_FIELDS
 from people import models
@@ -110,8 +111,27 @@ class ImportedDataFilter(admin.SimpleListFilter):
         return queryset
 
 
+class PersonForm(VersionedModelForm):
+    """A member's record: a display name left blank is the given and family names."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if "display_name" in self.fields:
+            field = self.fields["display_name"]
+            field.required = False
+            field.help_text += " Left blank: the given and family names."
+
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        if not cleaned_data.get("display_name"):
+            names = (cleaned_data.get(f) for f in ("given_name", "family_name"))
+            cleaned_data["display_name"] = " ".join(n for n in names if n)
+        return cleaned_data
+
+
 @admin.register(models.Person)
 class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
+    form = PersonForm
     list_display = [
         "thumbnail",
         "display_name",

@@ -204,3 +204,21 @@ def test_admin_shows_provenance_of_profile_rows_read_only(admin_client_logged_in
     assert "experience-0-source_id" not in html  # not an input
     assert "ORCID" in html and ">77<" in html
 
+
+def test_admin_derives_a_blank_display_name_from_the_given_and_family_names(
+    admin_client_logged_in,
+):
+    response = admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(display_name="")
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Person.objects.get(slug="grace-hopper").display_name == "Grace Hopper"
+
+
+def test_admin_keeps_a_display_name_given_as_the_member_writes_it(
+    admin_client_logged_in,
+):
+    admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(display_name="G. M. Hopper")
+    )
+    assert Person.objects.get(slug="grace-hopper").display_name == "G. M. Hopper"
