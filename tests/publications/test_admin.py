@@ -404,3 +404,21 @@ def test_an_author_needs_a_printed_name_or_a_member(
     assert response.status_code == 200
     assert "Give the name as printed, or pick a member." in response.text
     assert paper.authorships.count() == 3
+
+
+def test_a_corrected_file_under_a_new_name_previews_its_updates(
+    admin_client_logged_in, db
+):
+    original = b"@article{key1, title={Heads and Tails}, author={Doe, J.}, year=2020}"
+    corrected = original.replace(b"2020", b"2021")
+    token = admin_client_logged_in.post(
+        URL, {"file": upload("lab.bib", original)}
+    ).context["token"]
+    admin_client_logged_in.post(URL, {"token": token})
+    response = admin_client_logged_in.post(
+        URL, {"file": upload("lab-fixed.bib", corrected)}
+    )
+    assert "0 to create, 1 to update,\n  0 already up to date" in response.text
+    admin_client_logged_in.post(URL, {"token": response.context["token"]})
+    paper = Publication.objects.get()
+    assert (paper.year, paper.source_file) == (2021, "lab-fixed.bib")
