@@ -277,6 +277,14 @@ def _authors(publication: Publication) -> list[tuple[int, str]]:
     )
 
 
+def _with_new_rows(data: dict, *rows: dict) -> dict:
+    """The posted form with new author rows after the three there are."""
+    for n, row in enumerate(rows, start=3):
+        data.update({f"authorships-{n}-{name}": v for name, v in row.items()})
+    data["authorships-TOTAL_FORMS"] = str(3 + len(rows))
+    return data
+
+
 @pytest.fixture
 def three_authors(db) -> tuple[Publication, str]:
     paper = factories.publication(authors=["Ann First", "Bo Second", "Cy Third"])
@@ -299,13 +307,7 @@ def test_staff_add_a_new_first_author_and_shift_the_others(
     data = _as_posted(admin_client_logged_in.get(url))
     for n in range(3):
         data[f"authorships-{n}-position"] = str(n + 2)
-    data.update(
-        {
-            "authorships-TOTAL_FORMS": "4",
-            "authorships-3-position": "1",
-            "authorships-3-name": "Di New",
-        }
-    )
+    _with_new_rows(data, {"position": "1", "name": "Di New"})
     response = admin_client_logged_in.post(url, data)
     assert response.status_code == 302
     assert _authors(paper) == [
@@ -372,14 +374,11 @@ def test_a_member_picked_without_a_printed_name_is_printed_as_the_member(
     paper, url = three_authors
     member = factories.person(display_name="Di Member")
     data = _as_posted(admin_client_logged_in.get(url))
-    data.update(
-        {
-            "authorships-TOTAL_FORMS": "5",
-            "authorships-3-position": "4",
-            "authorships-3-person": str(member.pk),
-            # A row the page's script numbered and nobody filled in: left out.
-            "authorships-4-position": "5",
-        }
+    _with_new_rows(
+        data,
+        {"position": "4", "person": str(member.pk)},
+        # A row the page's script numbered and nobody filled in: left out.
+        {"position": "5"},
     )
     response = admin_client_logged_in.post(url, data)
     assert response.status_code == 302
@@ -393,13 +392,7 @@ def test_an_author_needs_a_printed_name_or_a_member(
 ):
     paper, url = three_authors
     data = _as_posted(admin_client_logged_in.get(url))
-    data.update(
-        {
-            "authorships-TOTAL_FORMS": "4",
-            "authorships-3-position": "4",
-            "authorships-3-corresponding": "on",
-        }
-    )
+    _with_new_rows(data, {"position": "4", "corresponding": "on"})
     response = admin_client_logged_in.post(url, data)
     assert response.status_code == 200
     assert "Give the name as printed, or pick a member." in response.text
