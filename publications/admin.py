@@ -119,7 +119,6 @@ class AuthorshipInline(admin.TabularInline):
     model = Authorship
     form = AuthorshipForm
     formset = AuthorshipFormSet
-    extra = 0
     ordering = ["position"]
     fields = [
         "position",
@@ -135,6 +134,11 @@ class AuthorshipInline(admin.TabularInline):
     classes = ["authors", "ordered-rows"]
     verbose_name = "author"
     verbose_name_plural = "authors"
+
+    def get_extra(self, request, obj=None, **kwargs) -> int:
+        # Empty rows to type into: without JavaScript, "Add another author" is
+        # not there. An empty row left empty is not saved.
+        return 3 if obj is None else 1
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)

@@ -71,11 +71,14 @@ def test_the_authors_table_fits_and_its_controls_reorder_the_authors(staff_page)
         ("1", "Bo Second"),
         ("2", "Ann First"),
         ("3", "Cy Third"),
+        ("4", ""),
     ]
+    # The page has one empty row (#authorships-3) for typing without JavaScript;
+    # the added one is numbered after it.
     page.get_by_role("button", name="Add another author").click()
-    new = page.locator("#authorships-3")
-    assert new.locator("td.field-position input").input_value() == "4"
-    for _ in range(3):
+    new = page.locator("#authorships-4")
+    assert new.locator("td.field-position input").input_value() == "5"
+    for _ in range(4):
         new.get_by_role("button", name="Move up").click()
     # Picking the member fills in the printed name.
     new.locator("td.field-person .select2-selection").click()
@@ -86,6 +89,7 @@ def test_the_authors_table_fits_and_its_controls_reorder_the_authors(staff_page)
         ("2", "Bo Second"),
         ("3", "Ann First"),
         ("4", "Cy Third"),
+        ("5", ""),
     ]
     page.locator("input[name=_continue]").click()
     page.wait_for_selector(".messagelist .success")

@@ -415,3 +415,24 @@ def test_a_corrected_file_under_a_new_name_previews_its_updates(
     admin_client_logged_in.post(URL, {"token": response.context["token"]})
     paper = Publication.objects.get()
     assert (paper.year, paper.source_file) == (2021, "lab-fixed.bib")
+
+
+def test_without_javascript_a_new_paper_gets_its_authors_typed_in_empty_rows(
+    admin_client_logged_in, db
+):
+    url = reverse("admin:publications_publication_add")
+    data = _as_posted(admin_client_logged_in.get(url))
+    assert data["authorships-TOTAL_FORMS"] == 3
+    data.update(
+        {
+            "title": "Typed by Hand",
+            "slug": "typed-by-hand",
+            "authorships-0-position": "2",
+            "authorships-0-name": "Bo Second",
+            "authorships-1-position": "1",
+            "authorships-1-name": "Ann First",
+        }
+    )
+    assert admin_client_logged_in.post(url, data).status_code == 302
+    paper = Publication.objects.get(slug="typed-by-hand")
+    assert _authors(paper) == [(1, "Ann First"), (2, "Bo Second")]
