@@ -119,10 +119,11 @@ class PartialDatesForm(forms.ModelForm):
                 self.initial[name] = PartialDate(value, kept)
 
     def clean(self) -> dict:
-        cleaned_data = super().clean()
+        # First, so that the dates are plain dates even when a later check (a
+        # stale version) raises: the instance is built from them all the same.
         typed: dict[str, str] = {}
         for name, precision in self.partial_dates.items():
-            value = cleaned_data.get(name)
+            value = self.cleaned_data.get(name)
             if not isinstance(value, PartialDate):
                 continue
             if typed.setdefault(precision, value.precision) != value.precision:
@@ -130,7 +131,7 @@ class PartialDatesForm(forms.ModelForm):
                     name, "Give this date as precisely as the one before it."
                 )
                 continue
-            cleaned_data[name] = value.date
+            self.cleaned_data[name] = value.date
             # The precision is not a field of the form: the instance takes it here.
             setattr(self.instance, precision, value.precision)
-        return cleaned_data
+        return super().clean()

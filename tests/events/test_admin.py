@@ -60,3 +60,23 @@ def test_an_event_opens_with_its_date_as_known(admin_client_logged_in):
     field, initial = form.fields["date"], form["date"].initial
     assert not field.has_changed(initial, "2024-11")
     assert field.has_changed(initial, "2024-11-01")
+
+
+def test_a_stale_event_form_is_refused_with_a_message_whatever_its_date(
+    admin_client_logged_in,
+):
+    event = factories.event(date=datetime.date(2024, 11, 1), date_precision="month")
+    url = reverse("admin:events_event_change", args=[event.pk])
+    form = admin_client_logged_in.get(url).context["adminform"].form
+    data = _event_form(
+        title=event.title,
+        slug=event.slug,
+        date="2024-11",
+        loaded_version=form["loaded_version"].value(),
+    )
+    event.title = "Edited meanwhile"
+    event.save()
+    response = admin_client_logged_in.post(url, {**data, "title": "Mine"})
+    assert response.status_code == 200
+    assert "errornote" in response.text
+    assert Event.objects.get(pk=event.pk).title == "Edited meanwhile"
