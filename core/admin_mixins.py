@@ -1,7 +1,11 @@
+import datetime
+from typing import NamedTuple
+
 from django import forms
 from django.core.exceptions import ValidationError
 
 from core import concurrency
+from core.dates import Precision, iso_partial, parse_partial
 
 VERSION_FIELD = "loaded_version"
 
@@ -49,3 +53,85 @@ class VersionedAdminMixin:
         (name, options), *rest = fieldsets
         fields = [*options["fields"], VERSION_FIELD]
         return [(name, {**options, "fields": fields}), *rest]
+
+
+class PartialDate(NamedTuple):
+    """A date as typed, and how precisely that was (a core.dates.Precision)."""
+
+    date: datetime.date
+    precision: str
+
+
+class PartialDateField(forms.Field):
+    """A date typed as precisely as the source gives it: 2019, 2019-09 or
+    2019-09-19; cleans to a PartialDate."""
+
+    widget = forms.TextInput(attrs={"size": 10})
+    default_error_messages = {
+        "invalid": "Enter a year (2019), a month (2019-09) or a day (2019-09-19)."
+    }
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault(
+            "help_text", "A year, a month or a day: as precisely as the source says."
+        )
+        super().__init__(**kwargs)
+
+    def to_python(self, value) -> PartialDate | None:
+        if isinstance(value, PartialDate) or value in self.empty_values:
+            return value or None
+        if isinstance(value, datetime.date):
+            return PartialDate(value, Precision.DAY)
+        try:
+            return PartialDate(*parse_partial(value))
+        except ValueError:
+            raise ValidationError(
+                self.error_messages["invalid"], code="invalid"
+            ) from None
+
+    def prepare_value(self, value):
+        if isinstance(value, PartialDate):
+            return iso_partial(value.date, value.precision)
+        return value
+
+    def has_changed(self, initial, data) -> bool:
+        try:
+            return self.to_python(initial) != self.to_python(data)
+        except ValidationError:
+            return True
+
+
+class PartialDatesForm(forms.ModelForm):
+    """A model form whose dates are typed as precisely as they are known.
+
+    `partial_dates` maps each PartialDateField to the model field that keeps its
+    precision; that field is set from what was typed and is not on the form. Dates
+    that share one precision field must be typed alike."""
+
+    partial_dates: dict[str, str] = {}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name, precision in self.partial_dates.items():
+            value = getattr(self.instance, name)
+            if name in self.fields and value is not None:
+                kept = getattr(self.instance, precision)
+                self.initial[name] = PartialDate(value, kept)
+
+    def clean(self) -> dict:
+        # First, so that the dates are plain dates even when a later check (a
+        # stale version) raises: the instance is built from them all the same.
+        typed: dict[str, str] = {}
+        for name, precision in self.partial_dates.items():
+            value = self.cleaned_data.get(name)
+            if not isinstance(value, PartialDate):
+                continue
+            if typed.setdefault(precision, value.precision) != value.precision:
+                self.add_error(
+                    name, "Give this date as precisely as the one before it."
+                )
+                continue
+            self.cleaned_data[name] = value.date
+            # The precision is not a field of the form: the instance takes it here.
+            setattr(self.instance, precision, value.precision)
+        return super().clean()

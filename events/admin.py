@@ -1,6 +1,11 @@
 from django.contrib import admin
 
-from core.admin_mixins import VersionedAdminMixin
+from core.admin_mixins import (
+    PartialDateField,
+    PartialDatesForm,
+    VersionedAdminMixin,
+    VersionedModelForm,
+)
 from events.models import Event, EventLink
 
 
@@ -10,8 +15,24 @@ class EventLinkInline(admin.TabularInline):
     fields = ["position", "kind", "label", "url"]
 
 
+class EventForm(PartialDatesForm, VersionedModelForm):
+    """An event dated as its source dates it: 2025, 2025-09 or 2025-09-19; an end
+    is given as precisely as the start."""
+
+    partial_dates = {"date": "date_precision", "end_date": "date_precision"}
+    date = PartialDateField()
+    end_date = PartialDateField(
+        required=False,
+        help_text="As precisely as the date: both years, months or days.",
+    )
+
+    class Meta:
+        exclude = ["date_precision"]
+
+
 @admin.register(Event)
 class EventAdmin(VersionedAdminMixin, admin.ModelAdmin):
+    form = EventForm
     list_display = ["title", "kind", "date", "date_precision", "host"]
     list_filter = ["kind", ("date", admin.DateFieldListFilter)]
     search_fields = ["title", "description", "host", "location"]

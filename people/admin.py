@@ -5,12 +5,29 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.html import format_html
 
-from core.admin_mixins import VersionedAdminMixin
+from core.admin_mixins import (
+    PartialDateField,
+    PartialDatesForm,
+    VersionedAdminMixin,
+    VersionedModelForm,
+)
 from core.models import PROVENANCE_FIELDS
 from people import models
 
 # Imported data read longer ago than this is listed as stale.
 STALE_AFTER = datetime.timedelta(days=180)
+
+
+class DateRangeForm(PartialDatesForm):
+    """Education and experience with a start and an end typed as the source gives
+    them: 2019, 2019-09 or 2019-09-19."""
+
+    partial_dates = {"start_date": "start_precision", "end_date": "end_precision"}
+    start_date = PartialDateField(label="Start", required=False)
+    end_date = PartialDateField(label="End", required=False)
+
+    class Meta:
+        exclude = ["start_precision", "end_precision"]
 
 
 class OrderedInline(admin.StackedInline):
@@ -30,12 +47,14 @@ class ResearchAreaInline(OrderedInline):
 
 class EducationInline(OrderedInline):
     model = models.Education
+    form = DateRangeForm
     autocomplete_fields = ["organization"]
     readonly_fields = PROVENANCE_FIELDS
 
 
 class ExperienceInline(OrderedInline):
     model = models.Experience
+    form = DateRangeForm
     autocomplete_fields = ["organization", "publication"]
     readonly_fields = PROVENANCE_FIELDS
     show_change_link = True
@@ -92,8 +111,27 @@ class ImportedDataFilter(admin.SimpleListFilter):
         return queryset
 
 
+class PersonForm(VersionedModelForm):
+    """A member's record: a display name left blank is the given and family names."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if "display_name" in self.fields:
+            field = self.fields["display_name"]
+            field.required = False
+            field.help_text += " Left blank: the given and family names."
+
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        if not cleaned_data.get("display_name"):
+            names = (cleaned_data.get(f) for f in ("given_name", "family_name"))
+            cleaned_data["display_name"] = " ".join(n for n in names if n)
+        return cleaned_data
+
+
 @admin.register(models.Person)
 class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
+    form = PersonForm
     list_display = [
         "thumbnail",
         "display_name",
@@ -177,6 +215,9 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     ]
     actions = ["mark_alumni", "mark_current"]
 
+    class Media:
+        css = {"all": ["css/admin-inlines.css"]}
+
     def get_queryset(self, request):
         return super().get_queryset(request).with_oldest_retrieval()
 
@@ -228,6 +269,7 @@ class ExperienceLinkInline(admin.TabularInline):
 
 @admin.register(models.Experience)
 class ExperienceAdmin(admin.ModelAdmin):
+    form = DateRangeForm
     list_display = [
         "role",
         "person",
@@ -279,6 +321,7 @@ class OpenSourceContributionAdmin(admin.ModelAdmin):
 
 @admin.register(models.Education)
 class EducationAdmin(admin.ModelAdmin):
+    form = DateRangeForm
     list_display = [
         "degree",
         "field",

@@ -191,8 +191,9 @@ class Person(models.Model):
     secondary_email = models.EmailField(blank=True)
     publish_email = models.BooleanField(
         default=False,
-        help_text="The member agrees to their addresses being published in plain "
-        "form (the contact card); pages always write them obfuscated.",
+        help_text="The member agrees to their addresses being published: the "
+        "profile writes them obfuscated, the contact card (.vcf) plainly. Unticked, "
+        "no page, card or API shows them.",
     )
     bio = models.TextField(
         blank=True, help_text="Markdown; raw HTML is removed on render."

@@ -4,7 +4,7 @@ from pathlib import PurePath
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Case, Count, F, Max, Value, When
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -43,9 +43,82 @@ class VenueAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["short_name"]}
 
 
+class AuthorshipFormSet(forms.BaseInlineFormSet):
+    """Save a new order of the authors, whatever order the rows are written in."""
+
+    def save(self, commit: bool = True) -> list:
+        if commit:
+            self._make_way()
+        return super().save(commit)
+
+    def _make_way(self) -> None:
+        # (publication, position) is unique at every moment on SQLite and
+        # PostgreSQL alike, and Django writes the rows one by one: a swap would
+        # collide half-way. The rows that move or go first step aside, above every
+        # position in use or wanted, in one statement that collides nowhere.
+        moving = [
+            form.instance.pk
+            for form in self.initial_forms
+            if form.instance.pk is not None
+            and (form in self.deleted_forms or "position" in form.changed_data)
+        ]
+        if not moving:
+            return
+        rows = self.model._default_manager.filter(**{self.fk.name: self.instance})
+        wanted = [
+            form.cleaned_data["position"]
+            for form in self.forms
+            if form not in self.deleted_forms and form.cleaned_data.get("position")
+        ]
+        top = max([rows.aggregate(top=Max("position"))["top"] or 0, *wanted])
+        rows.filter(pk__in=moving).update(
+            position=Case(
+                *(When(pk=pk, then=Value(top + n)) for n, pk in enumerate(moving, 1)),
+                default=F("position"),
+                output_field=self.model._meta.get_field("position"),
+            )
+        )
+
+
+class AuthorshipForm(forms.ModelForm):
+    """An author's row: a member picked without a printed name is printed as the
+    member's display name."""
+
+    class Meta:
+        # Short headings keep the table within the page's width
+        # (a soft hyphen lets "corresponding" break in its narrow column).
+        labels = {
+            "equal_contribution": "Co-first",
+            "corresponding": "Corres\u00adponding",
+            "position_unknown": "Place unknown",
+        }
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["name"].required = False
+
+    def has_changed(self) -> bool:
+        # The page's script numbers a row as soon as it is added: a new row with
+        # nothing but that number is still an empty row, not an author to save.
+        if self.instance._state.adding and set(self.changed_data) <= {"position"}:
+            return False
+        return super().has_changed()
+
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        person = cleaned_data.get("person")
+        if not cleaned_data.get("name"):
+            if person is not None:
+                cleaned_data["name"] = person.display_name
+            elif "name" not in self.errors:
+                self.add_error("name", "Give the name as printed, or pick a member.")
+        return cleaned_data
+
+
 class AuthorshipInline(admin.TabularInline):
     model = Authorship
-    extra = 0
+    form = AuthorshipForm
+    formset = AuthorshipFormSet
     ordering = ["position"]
     fields = [
         "position",
@@ -57,6 +130,24 @@ class AuthorshipInline(admin.TabularInline):
         "position_unknown",
     ]
     autocomplete_fields = ["person"]
+    # The order controls (admin-inlines.js) look for this class.
+    classes = ["authors", "ordered-rows"]
+    verbose_name = "author"
+    verbose_name_plural = "authors"
+
+    def get_extra(self, request, obj=None, **kwargs) -> int:
+        # Empty rows to type into: without JavaScript, "Add another author" is
+        # not there. An empty row left empty is not saved.
+        return 3 if obj is None else 1
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "person":
+            # A member is picked here, not edited: the related-object icons
+            # would take a line of their own under every author.
+            for action in ("add", "change", "delete", "view"):
+                setattr(field.widget, f"can_{action}_related", False)
+        return field
 
 
 class SourceConflictInline(admin.TabularInline):
@@ -105,6 +196,67 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     ]
     prepopulated_fields = {"slug": ["title"]}
     autocomplete_fields = ["venue", "topics"]
+    # The change form (templates/admin/publications/publication/change_form.html)
+    # puts the authors straight after the first fieldset: title, authors, then
+    # year and venue, as a citation reads.
+    fieldsets = [
+        (None, {"fields": ["title", "slug"]}),
+        (
+            "Year and venue",
+            {
+                "fields": [
+                    ("year", "month"),
+                    "venue",
+                    "venue_detail",
+                    "kind",
+                    ("status", "presentation"),
+                    "volume",
+                    "number",
+                    "pages",
+                ]
+            },
+        ),
+        (
+            "The work",
+            {"fields": ["summary", "key_results", "abstract", "topics", "selected"]},
+        ),
+        (
+            "As the source gives it",
+            {
+                "fields": [
+                    "alternative_title",
+                    "working_title",
+                    "authors_complete",
+                    "authors_source",
+                ]
+            },
+        ),
+        ("Identifiers", {"fields": ["doi", "arxiv_id", "openalex_id"]}),
+        (
+            "Import",
+            {
+                "fields": [
+                    "needs_review",
+                    "citation_key",
+                    "source_file",
+                    "bibtex",
+                    *PROVENANCE_FIELDS,
+                ]
+            },
+        ),
+        (
+            "Citations",
+            {
+                "classes": ["collapse"],
+                "fields": [
+                    "cited_by_count",
+                    "counts_by_year",
+                    "citations_retrieved_at",
+                    "orcid_put_codes",
+                ],
+            },
+        ),
+    ]
     # Counts and put-codes come from OpenAlex and ORCID; an edit would be overwritten.
     readonly_fields = [
         "cited_by_count",
@@ -117,8 +269,18 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
     inlines = [AuthorshipInline, PublicationLinkInline, SourceConflictInline]
     actions = ["mark_selected", "unmark_selected", "mark_reviewed"]
 
+    class Media:
+        css = {"all": ["css/admin-inlines.css"]}
+        js = ["js/admin-inlines.js"]
+
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(author_total=Count("authorships"))
+        # A search on authors' names joins the authorships a second time: without
+        # distinct, each author would be counted once per matching row.
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(author_total=Count("authorships", distinct=True))
+        )
 
     def get_urls(self):
         return [

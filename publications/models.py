@@ -221,8 +221,9 @@ class Publication(Provenance, models.Model):
     source_file = models.CharField(
         max_length=200,
         blank=True,
-        help_text="The file the record was imported from; re-importing that file "
-        "updates it. Blank for records kept by hand.",
+        help_text="The BibTeX file the record was last imported from. Any file "
+        "that names the work by DOI, arXiv id or citation key updates it. Blank "
+        "for records kept by hand, which an import only completes.",
     )
     needs_review = models.BooleanField(
         default=False,

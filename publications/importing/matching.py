@@ -3,6 +3,7 @@
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from publications.bibtex import Bibliographic, ParsedEntry, fold, venue_name
 from publications.models import Publication
@@ -58,13 +59,18 @@ class Target:
         )
 
 
+# How an entry was found that identifies the work itself, whatever file gave the
+# record: the entry may then correct the record (see the planner).
+IDENTIFYING = {"DOI", "arXiv id", "citation key"}
+
+
 class RecordIndex:
     """Records by DOI, arXiv id, citation key, and title with year."""
 
     def __init__(self) -> None:
         self.by_doi: dict[str, Target] = {}
         self.by_arxiv: dict[str, Target] = {}
-        self.by_key: dict[tuple[str, str], Target] = {}
+        self.by_key: dict[str, list[Target]] = defaultdict(list)
         self.by_title: dict[tuple[str, int], list[Target]] = defaultdict(list)
 
     @classmethod
@@ -86,7 +92,7 @@ class RecordIndex:
         if target.arxiv_id:
             self.by_arxiv.setdefault(_arxiv_key(target.arxiv_id), target)
         if citation_key:
-            self.by_key.setdefault((target.source_file, citation_key), target)
+            self.by_key[citation_key].append(target)
         self.by_title[(fold(target.title), target.year)].append(target)
 
     def find(
@@ -97,12 +103,42 @@ class RecordIndex:
             return self.by_doi[_doi_key(values.doi)], "DOI"
         if values.arxiv_id and _arxiv_key(values.arxiv_id) in self.by_arxiv:
             return self.by_arxiv[_arxiv_key(values.arxiv_id)], "arXiv id"
-        if (source, key) in self.by_key:
-            return self.by_key[(source, key)], "citation key"
+        if (target := self._by_key(values, key, source)) is not None:
+            return target, "citation key"
         for target in self.by_title.get((fold(values.title), values.year), []):
             if _compatible(values, target):
                 return target, "title and year"
         return None, ""
+
+    def _by_key(self, values: Bibliographic, key: str, source: str) -> Target | None:
+        """The record with this citation key from this file; else the one record
+        of another file with the key and a title alike, unless their DOIs or
+        arXiv ids differ."""
+        found = [t for t in self.by_key.get(key, []) if not _other_work(values, t)]
+        same_file = [t for t in found if t.source_file == source]
+        if same_file:
+            return same_file[0]
+        # Files reuse short keys ("smith2020", "k1") for works of their own: from
+        # another file, the key counts for a title that is only corrected.
+        alike = [t for t in found if _titles_alike(values.title, t.title)]
+        return alike[0] if len(alike) == 1 else None
+
+
+def _other_work(values: Bibliographic, target: Target) -> bool:
+    """Whether the entry and the record carry different DOIs or arXiv ids."""
+    pairs = [
+        (_doi_key(values.doi), _doi_key(target.doi)),
+        (_arxiv_key(values.arxiv_id), _arxiv_key(target.arxiv_id)),
+    ]
+    return any(a and b and a != b for a, b in pairs)
+
+
+def _titles_alike(first: str, second: str) -> bool:
+    """The same title, a title with a typo fixed, or one with a subtitle added."""
+    a, b = fold(first), fold(second)
+    if a == b or (min(len(a), len(b)) >= 10 and (a in b or b in a)):
+        return True
+    return SequenceMatcher(None, a, b).ratio() >= 0.8
 
 
 def _compatible(values: Bibliographic, target: Target) -> bool:
@@ -111,10 +147,8 @@ def _compatible(values: Bibliographic, target: Target) -> bool:
         (values.volume.lower(), target.volume.lower()),
         (values.number.lower(), target.number.lower()),
         (_pages_key(values.pages), _pages_key(target.pages)),
-        (_doi_key(values.doi), _doi_key(target.doi)),
-        (_arxiv_key(values.arxiv_id), _arxiv_key(target.arxiv_id)),
     ]
-    if any(a and b and a != b for a, b in pairs):
+    if _other_work(values, target) or any(a and b and a != b for a, b in pairs):
         return False
     name, short = target.venue_label
     if not values.venue or not name:

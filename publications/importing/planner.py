@@ -16,7 +16,7 @@ from publications.bibtex import (
     fold,
     to_bibtex,
 )
-from publications.importing.matching import RecordIndex, Target
+from publications.importing.matching import IDENTIFYING, RecordIndex, Target
 from publications.importing.members import AuthorPlan, Members, match_authors
 from publications.importing.report import (
     ImportedItem,
@@ -42,8 +42,8 @@ _ENTRY_FIELDS = {
 _NOT_VALIDATED = [
     f.name for f in Publication._meta.get_fields() if f.name not in _ENTRY_FIELDS
 ]
-# Bibliographic fields: a record from this file takes them all from the entry; a
-# record kept by hand (or from another file) only has its blanks filled.
+# Bibliographic fields: a record a file owns takes them all from the entry (see
+# _plan_update); a record kept by hand only has its blanks filled.
 _OWNED_FIELDS = [
     "title",
     "kind",
@@ -74,6 +74,7 @@ class Plan:
     publication: Publication
     venue_text: str
     venue: Venue | None
+    found_by: str = ""  # how `target` was found: "DOI", "citation key"…
     authors: list[AuthorPlan] = field(default_factory=list)
 
 
@@ -118,7 +119,7 @@ class Planner:
             venue = self.venues.resolve(values.venue, values.venue_kind)
         else:
             venue = self.venues.known(values.venue_detail)
-        plan = Plan(entry, values, target, publication, values.venue, venue)
+        plan = Plan(entry, values, target, publication, values.venue, venue, how)
         if target is None:
             self.index.add(Target.of_entry(entry, values, self.source), entry.key)
         else:
@@ -271,7 +272,13 @@ class Planner:
         if venue is not None and plan.venue_text not in ("", venue.name):
             new.venue_detail = plan.venue_text[:300]
         pk = row["id"]
-        owned = bool(self.source) and row["source_file"] == self.source
+        # A record imported from a BibTeX file is the file's to correct, and so is
+        # any other file's that names the same work by DOI, arXiv id or citation
+        # key: a corrected file may come under a new name. A record kept by hand
+        # (no file) only has its blanks filled.
+        owned = bool(self.source and row["source_file"]) and (
+            row["source_file"] == self.source or plan.found_by in IDENTIFYING
+        )
         ours = self.exports.get(pk) == plan.entry.text.strip()
         changes = self._field_changes(row, new, owned=owned, ours=ours)
         authors = self._author_changes(plan, pk, owned)
@@ -283,10 +290,16 @@ class Planner:
         if not item.changes:
             self.report.unchanged.append(item)
             return
+        written = item.changes
+        if owned and row["source_file"] != self.source:
+            # The record now reads as this file gives it: its provenance follows.
+            changes |= {"source_file": self.source, "source_id": plan.entry.key}
+            item.changes = [*item.changes, "source_file"]
+            written = [*item.changes, "source_id"]
         item.publication = Publication(**row)
         for name, value in changes.items():
             setattr(item.publication, name, value)
-        self.updates.append((plan, item.publication, item.changes))
+        self.updates.append((plan, item.publication, written))
         self.report.updated.append(item)
 
     @staticmethod

@@ -1,3 +1,7 @@
+import io
+import subprocess
+from pathlib import Path
+
 import pytest
 from django.core.management import call_command
 from django.db import connection
@@ -6,6 +10,7 @@ from core.models import Organization, Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Authorship, Publication
+from tests import factories
 
 # What each seed page states, counted by hand from ../shared/seeds/.
 EXPECTED = {
@@ -125,3 +130,43 @@ def test_shared_records_are_created_once(demo_lab):
         .topics.filter(slug="kv-cache-quantization")
         .exists()
     )
+
+
+# -- loading once: `make run` -----------------------------------------------------
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+
+
+def test_an_edit_survives_the_load_that_make_run_does(demo_lab):
+    Person.objects.filter(slug="lei-zhu").update(headline="Edited by staff")
+    Publication.objects.filter(slug="toma").update(title="Edited title")
+    before = _snapshot()
+    out = io.StringIO()
+    call_command("load_demo", "--if-missing", stdout=out)
+    assert "Demo lab already loaded" in out.getvalue()
+    assert _snapshot() == before
+    assert Person.objects.get(slug="lei-zhu").headline == "Edited by staff"
+    # Asked for explicitly, the demo is loaded again over the edits.
+    call_command("load_demo", verbosity=0)
+    assert Person.objects.get(slug="lei-zhu").headline != "Edited by staff"
+    assert Publication.objects.get(slug="toma").title != "Edited title"
+
+
+def test_the_load_that_make_run_does_fills_a_database_without_the_demo(db):
+    factories.person(slug="someone-else")
+    call_command("load_demo", "--if-missing", verbosity=0)
+    assert Person.objects.count() == 5
+    assert Publication.objects.filter(slug="duoattention").exists()
+
+
+def test_make_run_and_make_test_load_the_demo_only_when_it_is_missing():
+    for target in ("run", "test", "test-fast", "coverage"):
+        commands = subprocess.run(
+            ["make", "-n", target],
+            cwd=BASE_DIR,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        loads = [line for line in commands.splitlines() if "load_demo" in line]
+        assert loads and all("--if-missing" in line for line in loads), target

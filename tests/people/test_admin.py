@@ -89,16 +89,60 @@ def test_admin_rejects_an_end_before_start_inline_and_saves_nothing(
             "education-TOTAL_FORMS": "1",
             "education-0-organization": str(org.pk),
             "education-0-degree": "PhD",
-            "education-0-start_date": "2024-09-01",
-            "education-0-start_precision": "month",
-            "education-0-end_date": "2020-06-01",
-            "education-0-end_precision": "month",
+            "education-0-start_date": "2024-09",
+            "education-0-end_date": "2020-06",
             "education-0-position": "0",
         }
     )
     response = admin_client_logged_in.post(reverse("admin:people_person_add"), form)
     assert response.status_code == 200
     assert "end date cannot be before the start date" in response.content.decode()
+    assert not Person.objects.filter(slug="grace-hopper").exists()
+
+
+def _education(**fields) -> dict:
+    org = factories.organization()
+    rows = {"organization": str(org.pk), "degree": "PhD", "position": "0", **fields}
+    return {
+        "education-TOTAL_FORMS": "1",
+        **{f"education-0-{name}": value for name, value in rows.items()},
+    }
+
+
+def test_admin_takes_a_year_alone_or_a_month_as_the_precision_typed(
+    admin_client_logged_in,
+):
+    form = _person_form(**_education(start_date="2019", end_date="2021-06"))
+    response = admin_client_logged_in.post(reverse("admin:people_person_add"), form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    row = Person.objects.get(slug="grace-hopper").education.get()
+    assert (row.start_date, row.start_precision) == (datetime.date(2019, 1, 1), "year")
+    assert (row.end_date, row.end_precision) == (datetime.date(2021, 6, 1), "month")
+    assert row.period_display == "2019 – Jun 2021"
+
+
+def test_admin_shows_a_date_as_precisely_as_it_is_known(admin_client_logged_in):
+    person = factories.person()
+    person.education.create(
+        organization=factories.organization(),
+        degree="BSc",
+        start_date=datetime.date(2019, 1, 1),
+        start_precision="year",
+        end_date=datetime.date(2022, 6, 1),
+        end_precision="month",
+    )
+    url = reverse("admin:people_person_change", args=[person.pk])
+    html = admin_client_logged_in.get(url).content.decode()
+    assert 'name="education-0-start_date" value="2019"' in html
+    assert 'name="education-0-end_date" value="2022-06"' in html
+    assert "education-0-start_precision" not in html
+
+
+def test_admin_refuses_a_date_it_cannot_read(admin_client_logged_in):
+    form = _person_form(**_education(start_date="2019-13"))
+    response = admin_client_logged_in.post(reverse("admin:people_person_add"), form)
+    assert response.status_code == 200
+    assert "Enter a year (2019), a month (2019-09) or a day" in response.text
     assert not Person.objects.filter(slug="grace-hopper").exists()
 
 
@@ -159,3 +203,22 @@ def test_admin_shows_provenance_of_profile_rows_read_only(admin_client_logged_in
     ).content.decode()
     assert "experience-0-source_id" not in html  # not an input
     assert "ORCID" in html and ">77<" in html
+
+
+def test_admin_derives_a_blank_display_name_from_the_given_and_family_names(
+    admin_client_logged_in,
+):
+    response = admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(display_name="")
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Person.objects.get(slug="grace-hopper").display_name == "Grace Hopper"
+
+
+def test_admin_keeps_a_display_name_given_as_the_member_writes_it(
+    admin_client_logged_in,
+):
+    admin_client_logged_in.post(
+        reverse("admin:people_person_add"), _person_form(display_name="G. M. Hopper")
+    )
+    assert Person.objects.get(slug="grace-hopper").display_name == "G. M. Hopper"

@@ -40,6 +40,15 @@ def test_no_email_address_in_the_api(api, demo_lab):
     assert "zhongzhu.zhou" not in body
 
 
+def test_an_address_the_member_does_not_publish_is_in_no_answer(api, db):
+    factories.person(
+        slug="ada", email="ada@example.org", secondary_email="ada.two@example.org"
+    )
+    for url in ("/api/people/ada/", "/api/people/", "/api/people/?q=ada"):
+        body = api.get(url).content.decode()
+        assert "example.org" not in body and "example [dot] org" not in body, url
+
+
 def test_kv_cache_quantization_ranks_its_member_first(api, demo_lab):
     data = api.get("/api/people/", {"q": "KV cache quantization"}).json()
     assert data["results"][0]["slug"] == "zhongzhu-zhou"

@@ -93,3 +93,12 @@ def test_profile_links_the_vcard_and_calendar(client, demo_lab):
 
     assert 'href="/people/lei-zhu/vcard.vcf"' in html
     assert 'href="/people/lei-zhu/calendar.ics"' in html
+
+
+def test_vcard_of_a_member_who_does_not_publish_carries_no_address(client, db):
+    factories.person(
+        slug="ada", email="ada@example.org", secondary_email="ada.two@example.org"
+    )
+    content = client.get("/people/ada/vcard.vcf").content
+    assert _values(content, "EMAIL") == []
+    assert b"example.org" not in content

@@ -43,7 +43,6 @@ def test_people_page_groups_members_by_role(
                 "(Chris)",
                 "/dzwaw Jeeng-way/",
                 "Kirkland, Washington",
-                "jingwei.zuo [at] rice [dot] edu",
                 "Linfeng Song",
                 "Streaming DiLoCo",
                 "MaxText #4759",
@@ -191,3 +190,21 @@ def test_profile_without_counts_says_nothing_of_citations(client, db):
     factories.publication(authors=[member])
 
     assert "Cited" not in client.get(member.get_absolute_url()).content.decode()
+
+
+@pytest.mark.parametrize("published", [False, True])
+def test_profile_shows_addresses_only_when_the_member_publishes_them(
+    client, db, published
+):
+    factories.person(
+        slug="ada",
+        email="ada@example.org",
+        secondary_email="ada.two@example.org",
+        publish_email=published,
+    )
+    html = client.get("/people/ada/").content.decode()
+    assert ("ada [at] example [dot] org" in html) is published
+    assert ("ada.two [at] example [dot] org" in html) is published
+    assert ("<dt>Email</dt>" in html) is published
+    # Never in plain form, JSON-LD included.
+    assert "@example.org" not in html

@@ -251,3 +251,188 @@ def test_staff_who_may_only_view_cannot_run_actions_that_change(
     viewer.post(CHANGELIST, {"action": action, "_selected_action": [paper.pk]})
     paper.refresh_from_db()
     assert getattr(paper, field) is before
+
+
+# -- the authors inline ----------------------------------------------------------
+
+
+def _as_posted(response) -> dict:
+    """What the change form posts when saved as it was opened."""
+    forms = [response.context["adminform"].form]
+    for inline in response.context["inline_admin_formsets"]:
+        forms += [inline.formset.management_form, *inline.formset.forms]
+    data = {}
+    for form in forms:
+        for name in form.fields:
+            value = form[name].value()
+            if value is None or value is False:
+                continue
+            data[form[name].html_name] = "on" if value is True else value
+    return data
+
+
+def _authors(publication: Publication) -> list[tuple[int, str]]:
+    return list(
+        publication.authorships.order_by("position").values_list("position", "name")
+    )
+
+
+def _with_new_rows(data: dict, *rows: dict) -> dict:
+    """The posted form with new author rows after the three there are."""
+    for n, row in enumerate(rows, start=3):
+        data.update({f"authorships-{n}-{name}": v for name, v in row.items()})
+    data["authorships-TOTAL_FORMS"] = str(3 + len(rows))
+    return data
+
+
+@pytest.fixture
+def three_authors(db) -> tuple[Publication, str]:
+    paper = factories.publication(authors=["Ann First", "Bo Second", "Cy Third"])
+    return paper, reverse("admin:publications_publication_change", args=[paper.pk])
+
+
+def test_staff_swap_two_authors_in_one_save(admin_client_logged_in, three_authors):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    data["authorships-0-position"], data["authorships-1-position"] = "2", "1"
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 302
+    assert _authors(paper) == [(1, "Bo Second"), (2, "Ann First"), (3, "Cy Third")]
+
+
+def test_staff_add_a_new_first_author_and_shift_the_others(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    for n in range(3):
+        data[f"authorships-{n}-position"] = str(n + 2)
+    _with_new_rows(data, {"position": "1", "name": "Di New"})
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 302
+    assert _authors(paper) == [
+        (1, "Di New"),
+        (2, "Ann First"),
+        (3, "Bo Second"),
+        (4, "Cy Third"),
+    ]
+
+
+def test_an_author_deleted_leaves_their_place_to_another(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    data["authorships-0-DELETE"] = "on"
+    data["authorships-1-position"], data["authorships-2-position"] = "1", "2"
+    assert admin_client_logged_in.post(url, data).status_code == 302
+    assert _authors(paper) == [(1, "Bo Second"), (2, "Cy Third")]
+
+
+def test_two_authors_given_one_place_are_refused_with_a_message(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    data["authorships-2-position"] = "1"
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 200
+    assert "Please correct the duplicate data" in response.text
+    assert _authors(paper) == [(1, "Ann First"), (2, "Bo Second"), (3, "Cy Third")]
+
+
+@pytest.mark.parametrize("q", ["", "Eight", "Author"])
+def test_the_author_count_is_not_multiplied_by_a_search(
+    admin_client_logged_in, db, django_assert_max_num_queries, q
+):
+    factories.publication(
+        title="Eight Authors", authors=[f"Author {n}" for n in range(1, 9)]
+    )
+    with django_assert_max_num_queries(8):
+        response = admin_client_logged_in.get(CHANGELIST, {"q": q})
+    [paper] = response.context["cl"].result_list
+    assert paper.author_total == 8
+    assert '<td class="field-author_count">8</td>' in response.text
+
+
+def test_the_change_form_puts_the_authors_between_the_title_and_the_year(
+    admin_client_logged_in, three_authors
+):
+    _, url = three_authors
+    html = admin_client_logged_in.get(url).text
+    assert html.index('name="title"') < html.index('id="authorships-group"')
+    assert html.index('id="authorships-group"') < html.index('name="year"')
+    assert html.index('name="year"') < html.index('name="summary"')
+    # Positions stay typed fields; the order controls come from a static script.
+    assert 'name="authorships-0-position"' in html
+    assert "js/admin-inlines.js" in html and "<script>" not in html
+
+
+def test_a_member_picked_without_a_printed_name_is_printed_as_the_member(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    member = factories.person(display_name="Di Member")
+    data = _as_posted(admin_client_logged_in.get(url))
+    _with_new_rows(
+        data,
+        {"position": "4", "person": str(member.pk)},
+        # A row the page's script numbered and nobody filled in: left out.
+        {"position": "5"},
+    )
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 302
+    assert _authors(paper)[3] == (4, "Di Member")
+    assert paper.authorships.get(position=4).person == member
+    assert paper.authorships.count() == 4
+
+
+def test_an_author_needs_a_printed_name_or_a_member(
+    admin_client_logged_in, three_authors
+):
+    paper, url = three_authors
+    data = _as_posted(admin_client_logged_in.get(url))
+    _with_new_rows(data, {"position": "4", "corresponding": "on"})
+    response = admin_client_logged_in.post(url, data)
+    assert response.status_code == 200
+    assert "Give the name as printed, or pick a member." in response.text
+    assert paper.authorships.count() == 3
+
+
+def test_a_corrected_file_under_a_new_name_previews_its_updates(
+    admin_client_logged_in, db
+):
+    original = b"@article{key1, title={Heads and Tails}, author={Doe, J.}, year=2020}"
+    corrected = original.replace(b"2020", b"2021")
+    token = admin_client_logged_in.post(
+        URL, {"file": upload("lab.bib", original)}
+    ).context["token"]
+    admin_client_logged_in.post(URL, {"token": token})
+    response = admin_client_logged_in.post(
+        URL, {"file": upload("lab-fixed.bib", corrected)}
+    )
+    assert "0 to create, 1 to update,\n  0 already up to date" in response.text
+    admin_client_logged_in.post(URL, {"token": response.context["token"]})
+    paper = Publication.objects.get()
+    assert (paper.year, paper.source_file) == (2021, "lab-fixed.bib")
+
+
+def test_without_javascript_a_new_paper_gets_its_authors_typed_in_empty_rows(
+    admin_client_logged_in, db
+):
+    url = reverse("admin:publications_publication_add")
+    data = _as_posted(admin_client_logged_in.get(url))
+    assert data["authorships-TOTAL_FORMS"] == 3
+    data.update(
+        {
+            "title": "Typed by Hand",
+            "slug": "typed-by-hand",
+            "authorships-0-position": "2",
+            "authorships-0-name": "Bo Second",
+            "authorships-1-position": "1",
+            "authorships-1-name": "Ann First",
+        }
+    )
+    assert admin_client_logged_in.post(url, data).status_code == 302
+    paper = Publication.objects.get(slug="typed-by-hand")
+    assert _authors(paper) == [(1, "Ann First"), (2, "Bo Second")]

@@ -463,6 +463,98 @@ def test_an_entry_already_present_is_updated_not_duplicated(db):
     assert Publication.objects.get(citation_key="editorial-4-2").pages == "iii–ix"
 
 
+LAB_FILE = """
+@inproceedings{zhou2024kv,
+  title     = {Quantised KV Caches for Long Contxt},
+  author    = {Zhou, Zhongzhu and Doe, Jane},
+  booktitle = {International Conference on Machine Learning},
+  year      = {2023},
+  pages     = {1--10},
+}
+
+@article{zuo2025,
+  title   = {Streaming Heads},
+  author  = {Zuo, Jingwei},
+  journal = {Journal of Names},
+  year    = {2025},
+  volume  = {3},
+  doi     = {10.5555/heads.2025},
+}
+
+@misc{zheng2024,
+  title         = {A Preprint on Attention},
+  author        = {Zheng, Shaoyi},
+  year          = {2024},
+  eprint        = {2402.05555},
+  archivePrefix = {arXiv},
+}
+"""
+# The same three papers, corrected: a typo, a year, pages and an author by key;
+# renamed keys found by DOI and by arXiv id.
+CORRECTED_FILE = (
+    LAB_FILE.replace("Contxt", "Context")
+    .replace("2023", "2024")
+    .replace("1--10", "1--12")
+    .replace("Doe, Jane", "Doe, Jane and Zhu, Lei")
+    .replace("zuo2025,", "zuo2025heads,")
+    .replace("{Streaming Heads}", "{Streaming Heads for Long Contexts}")
+    .replace("{3}", "{4}")
+    .replace("zheng2024,", "zheng2024attention,")
+)
+
+
+def test_a_corrected_file_under_a_new_name_updates_the_papers_it_describes(
+    members,
+):
+    first = publication_import_bibtex(text=LAB_FILE, source="lab-2024.bib")
+    assert len(first.created) == 3
+    before = table_counts()
+    report = publication_import_bibtex(
+        text=CORRECTED_FILE, source="lab-2024-corrected.bib"
+    )
+    assert (len(report.created), len(report.unchanged)) == (0, 0)
+    before["Authorship"] += 1  # Lei Zhu
+    assert {item.key: item.changes for item in report.updated} == {
+        "zhou2024kv": ["title", "year", "pages", "bibtex", "authors", "source_file"],
+        "zuo2025heads": ["title", "volume", "bibtex", "citation_key", "source_file"],
+        "zheng2024attention": ["bibtex", "citation_key", "source_file"],
+    }
+    assert table_counts() == before
+    kv = Publication.objects.get(citation_key="zhou2024kv")
+    assert (kv.title, kv.year, kv.pages) == (
+        "Quantised KV Caches for Long Context",
+        2024,
+        "1–12",
+    )
+    assert authors_of(kv.title) == ["Zhongzhu Zhou", "Jane Doe", "Lei Zhu"]
+    heads = Publication.objects.get(doi="10.5555/heads.2025")
+    assert (heads.title, heads.volume) == ("Streaming Heads for Long Contexts", "4")
+    assert set(Publication.objects.values_list("source_file", flat=True)) == {
+        "lab-2024-corrected.bib"
+    }
+    again = publication_import_bibtex(
+        text=CORRECTED_FILE, source="lab-2024-corrected.bib"
+    )
+    assert (again.created, again.updated, len(again.unchanged)) == ([], [], 3)
+
+
+def test_a_key_another_file_gives_another_work_matches_nothing(db):
+    def bib(fields: str, source: str) -> None:
+        text = f"@article{{k1, author={{Doe, J.}}, year=2020, {fields}}}"
+        publication_import_bibtex(text=text, source=source)
+
+    bib("title={Sparse Heads}, doi={10.5555/heads}", "one.bib")
+    # Files reuse short keys for works of their own: another title is another
+    # work, and so is the same title under another DOI.
+    bib("title={Dense Tails}", "two.bib")
+    bib("title={Sparse Heads}, doi={10.5555/other}", "three.bib")
+    assert sorted(Publication.objects.values_list("title", "source_file")) == [
+        ("Dense Tails", "two.bib"),
+        ("Sparse Heads", "one.bib"),
+        ("Sparse Heads", "three.bib"),
+    ]
+
+
 def test_records_are_matched_by_doi_then_arxiv_id_whatever_the_title(db):
     by_doi = factories.publication(title="Old Title", doi="10.5555/identity.2021")
     by_arxiv = factories.publication(title="Preprint", arxiv_id="2401.01234v2")

@@ -385,6 +385,10 @@ def test_no_html_page_shows_an_email_address(client, demo_lab):
         html = client.get(url).content.decode()
         for address in addresses:
             assert address not in html, url
+    # The demo's members do not publish their addresses: not even obfuscated.
+    profile = client.get("/people/jingwei-zuo/").content.decode()
+    assert "jingwei.zuo [at] rice [dot] edu" not in profile
+    Person.objects.filter(slug="jingwei-zuo").update(publish_email=True)
     profile = client.get("/people/jingwei-zuo/").content.decode()
     assert "jingwei.zuo [at] rice [dot] edu" in profile
 

@@ -251,6 +251,8 @@ def _scene(text: Text) -> SimpleNamespace:
             organization=org,
             email=HOSTILE_EMAIL,
             secondary_email=HOSTILE_EMAIL,
+            # Published, so that the profile and the card write the addresses.
+            publish_email=True,
         )
         person.topics.add(topic)
         _record(PersonLink, text, person=person, url=HOSTILE_URL)

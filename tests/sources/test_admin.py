@@ -62,7 +62,7 @@ def test_a_candidate_page_shows_the_field_by_field_difference(
     response = admin_client_logged_in.get(
         reverse("admin:sources_candidate_change", args=[update.pk])
     )
-    assert "<td>title</td><td>Learning to fold</td><td>Learning to Fold</td>" in (
+    assert "<th>Title</th><td>Learning to fold</td><td>Learning to Fold</td>" in (
         response.text
     )
     assert "edited by hand" in response.text
@@ -118,3 +118,73 @@ def test_nobody_adds_or_deletes_candidates(admin_client_logged_in, queued):
         reverse("admin:sources_candidate_delete", args=[queued[0].pk])
     )
     assert (add.status_code, delete.status_code) == (403, 403)
+
+
+def _page(client, candidate: Candidate):
+    return client.get(reverse("admin:sources_candidate_change", args=[candidate.pk]))
+
+
+def _decide(client, candidate: Candidate, button: str):
+    url = reverse("admin:sources_candidate_decide", args=[candidate.pk])
+    return client.post(url, {button: button.strip("_").capitalize()})
+
+
+def test_a_candidate_page_shows_the_proposal_in_words_not_json(
+    admin_client_logged_in, queued
+):
+    paper = Candidate.objects.get(label="Learning to Fold (2022)")
+    html = _page(admin_client_logged_in, paper).text
+    assert "<th>Kind</th><td>Journal article</td>" in html
+    assert "<li>Mina Park (member)</li><li>Jonas Weber</li>" in html
+    assert "<th>DOI</th><td>10.1000/jml.2022.17</td>" in html
+    interest = Candidate.objects.get(target="interest")
+    html = _page(admin_client_logged_in, interest).text
+    assert "<th>Research interest</th><td>Sparse attention</td>" in html
+    for raw in ("{&#x27;", "&quot;person&quot;", "[{"):
+        assert raw not in html
+
+
+def test_staff_accept_a_candidate_on_its_page_and_get_the_next_one(
+    admin_client_logged_in, queued
+):
+    paper = Candidate.objects.get(label="Learning to Fold (2022)")
+    html = _page(admin_client_logged_in, paper).text
+    assert 'name="_accept"' in html and 'name="_reject"' in html
+    assert 'name="_save"' not in html
+    response = _decide(admin_client_logged_in, paper, "_accept")
+    assert response.status_code == 302
+    paper.refresh_from_db()
+    assert paper.status == "accepted"
+    assert Publication.objects.filter(title="Learning to Fold").exists()
+    following = admin_client_logged_in.get(response["Location"])
+    assert following.context["original"].status == "pending"
+    assert "1 candidate accepted." in following.text
+
+
+def test_staff_reject_a_candidate_on_its_page(admin_client_logged_in, queued):
+    *_, last = queued
+    response = _decide(admin_client_logged_in, last, "_reject")
+    last.refresh_from_db()
+    assert last.status == "rejected"
+    assert response["Location"] != reverse("admin:sources_candidate_changelist")
+    for candidate in Candidate.objects.pending():
+        _decide(admin_client_logged_in, candidate, "_reject")
+    response = _decide(admin_client_logged_in, last, "_accept")
+    # Decided already: nothing is written, and no decision is offered again.
+    assert Candidate.objects.get(pk=last.pk).status == "rejected"
+    assert 'name="_accept"' not in _page(admin_client_logged_in, last).text
+
+
+def test_staff_who_may_only_view_are_offered_no_decision(
+    client, django_user_model, queued
+):
+    user = django_user_model.objects.create_user(
+        "viewer", password="pw-long-enough-1", is_staff=True
+    )
+    user.user_permissions.add(Permission.objects.get(codename="view_candidate"))
+    client.force_login(user)
+    assert 'name="_accept"' not in _page(client, queued[0]).text
+    assert _decide(client, queued[0], "_accept").status_code == 403
+    decide = reverse("admin:sources_candidate_decide", args=[queued[0].pk])
+    assert client.get(decide).status_code in (403, 405)
+    assert Candidate.objects.get(pk=queued[0].pk).status == "pending"
