@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('people', '0008_merge_facts'),
+        ('people', '0009_person_topic'),
     ]
 
     operations = [
