@@ -42,12 +42,16 @@ migrate: setup
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
 
 # `make demo` loads the demo lab again, over any edit made to its records since;
-# `make run` and the test targets load it only into a database without it.
+# `make run` and the test targets load it only into a database without it, and
+# `DEMO=0 make run` serves a site without it (your own lab, README).
+DEMO ?= 1
 demo: migrate
 	$(RUN_ENV) $(BIN)/python manage.py load_demo
 
 demo-once: migrate
+ifeq ($(DEMO),1)
 	$(RUN_ENV) $(BIN)/python manage.py load_demo --if-missing
+endif
 
 run: demo-once
 	$(RUN_ENV) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)

@@ -159,14 +159,24 @@ def test_the_load_that_make_run_does_fills_a_database_without_the_demo(db):
     assert Publication.objects.filter(slug="duoattention").exists()
 
 
+def _planned(*arguments: str) -> str:
+    """The commands `make` would run, without running them."""
+    return subprocess.run(
+        ["make", "-n", *arguments],
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
 def test_make_run_and_make_test_load_the_demo_only_when_it_is_missing():
     for target in ("run", "test", "test-fast", "coverage"):
-        commands = subprocess.run(
-            ["make", "-n", target],
-            cwd=BASE_DIR,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        commands = _planned(target)
         loads = [line for line in commands.splitlines() if "load_demo" in line]
         assert loads and all("--if-missing" in line for line in loads), target
+
+
+def test_make_run_with_demo_0_serves_a_site_without_the_demo():
+    commands = _planned("run", "DEMO=0")
+    assert "runserver" in commands and "load_demo" not in commands
