@@ -59,7 +59,10 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
         serializer.is_valid(raise_exception=True)
         instance = serializer.save()
         data = self.read_representation(instance)
-        response = Response(data, status=201, headers={"Location": data.get("url", "")})
+        # The serializer's `url` is a DRF Hyperlink (a str subclass); WSGI servers
+        # accept only plain strings as header values.
+        headers = {"Location": str(data["url"])} if data.get("url") else {}
+        response = Response(data, status=201, headers=headers)
         return self.with_version(response, instance)
 
     def update(self, request: Request, *args, **kwargs) -> Response:
