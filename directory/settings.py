@@ -401,6 +401,34 @@ SPECTACULAR_SETTINGS = {
         '`{"error": {"status", "code", "message", "fields"}}`.'
     ),
     "VERSION": "1.0.0",
+    # One description per resource, shown once above its operations.
+    "TAGS": [
+        {
+            "name": "people",
+            "description": "Members, with their whole profile on the detail "
+            "endpoint, similar members and how two members are connected.",
+        },
+        {
+            "name": "publications",
+            "description": "Publications with their authors in print order, members "
+            "linked; also as BibTeX and CSL-JSON.",
+        },
+        {"name": "events", "description": "News, talks, awards and other events."},
+        {
+            "name": "topics",
+            "description": "Research topics; filtering by a topic includes the "
+            "topics below it.",
+        },
+        {
+            "name": "organizations",
+            "description": "Universities, companies and labs that members belong to "
+            "or came from.",
+        },
+        {
+            "name": "venues",
+            "description": "Conferences, journals, workshops and preprint servers.",
+        },
+    ],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -1,4 +1,4 @@
-from csp.constants import UNSAFE_INLINE
+from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import admin
@@ -13,6 +13,8 @@ from drf_spectacular.views import (
 from directory import views
 
 _docs_csp = csp_update({"style-src": [UNSAFE_INLINE]})
+# ReDoc builds its search index in a worker made from a blob of its own script.
+_redoc_csp = csp_update({"style-src": [UNSAFE_INLINE], "worker-src": [SELF, "blob:"]})
 
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
@@ -27,7 +29,9 @@ urlpatterns = [
     path("api/", include("directory.api_router", namespace="api")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI's start-up script is served as a file; both document viewers style
-    # their widgets inline, so their pages alone allow inline styles.
+    # their widgets inline, so their pages alone allow inline styles. ReDoc's page
+    # leaves out the web fonts and logo it would fetch from other hosts
+    # (templates/drf_spectacular/redoc.html).
     path(
         "api/docs/",
         _docs_csp(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
@@ -35,7 +39,7 @@ urlpatterns = [
     ),
     path(
         "api/redoc/",
-        _docs_csp(SpectacularRedocView.as_view(url_name="api-schema")),
+        _redoc_csp(SpectacularRedocView.as_view(url_name="api-schema")),
         name="api-redoc",
     ),
 ]

@@ -1,37 +1,20 @@
 """The API side of faceted search: lists filtered, faceted and ranked like the pages."""
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
-from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.base import ERROR_EXAMPLE, ReadWriteViewSet
 from core.api.errors import ERROR_RESPONSES
+from core.api.ordering import Ordering
 from core.api.pagination import PAGE_PARAMETERS
 from core.cache import remember
 from search.engines import get_engine
 from search.query import Query, parse
-
-
-class NullsLastOrdering(OrderingFilter):
-    """`?ordering=` with unknown values (NULL) last either way, on every database
-    (PostgreSQL sorts them first in descending order), and ties in id order."""
-
-    def filter_queryset(self, request: Request, queryset: QuerySet, view):
-        fields = self.get_ordering(request, queryset, view)
-        if not fields:
-            return queryset
-        order = [
-            F(name[1:]).desc(nulls_last=True)
-            if name.startswith("-")
-            else F(name).asc(nulls_last=True)
-            for name in fields
-        ]
-        return queryset.order_by(*order, "pk")
 
 
 class FacetedViewSet(ReadWriteViewSet):
@@ -52,7 +35,7 @@ class FacetedViewSet(ReadWriteViewSet):
         if params.get("ordering"):
             # An explicit ordering replaces relevance order.
             base = getattr(queryset, "queryset", queryset)
-            queryset = NullsLastOrdering().filter_queryset(self.request, base, self)
+            queryset = Ordering().filter_queryset(self.request, base, self)
         return queryset
 
     def requested_facets(self) -> list[str]:

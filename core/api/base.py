@@ -15,6 +15,7 @@ from core.api.errors import (
     PRECONDITION_FAILED_RESPONSE,
     PreconditionFailed,
 )
+from core.api.ordering import Ordering
 from core.api.pagination import Pagination
 
 # Query parameters every list endpoint understands besides its filters.
@@ -33,6 +34,7 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
     lookup_field = "slug"
     lookup_value_regex = r"[-a-zA-Z0-9_]+"
     pagination_class = Pagination
+    filter_backends = [DjangoFilterBackend, Ordering]
     ordering_fields: list[str] = []
     detail_serializer_class: type[serializers.Serializer] | None = None
     write_serializer_class: type[serializers.Serializer] | None = None
@@ -44,6 +46,13 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
             return self.detail_serializer_class or self.serializer_class
         return self.serializer_class
 
+    def filter_queryset(self, queryset):
+        # A list's filters and ordering select among records; a record named by
+        # its slug is that record, whatever else the query string says.
+        if self.action != "list":
+            return queryset
+        return super().filter_queryset(queryset)
+
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         # The same URL answers in JSON, BibTeX or CSL depending on Accept.
@@ -51,6 +60,7 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
         return response
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        self.reject_parameters_besides({"format"})
         instance = self.get_object()
         return self.with_version(Response(self.get_serializer(instance).data), instance)
 
@@ -119,10 +129,12 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
         return DjangoFilterBackend().get_filterset_class(self, self.get_queryset())
 
     def reject_unknown_parameters(self, filterset_class) -> None:
-        known = (
+        self.reject_parameters_besides(
             set(filterset_class.base_filters if filterset_class else ())
             | COMMON_PARAMETERS
         )
+
+    def reject_parameters_besides(self, known: set[str]) -> None:
         unknown = sorted(set(self.request.query_params) - known)
         if unknown:
             # A misspelt filter must not silently return everything.

@@ -168,7 +168,9 @@ class PublicationViewSet(FacetedViewSet):
     def list_response(self, page: list) -> Response:
         fmt = self.citation_format()
         if fmt == "bibtex":
-            return Response("\n".join(to_bibtex(p) for p in page))
+            # An empty body would lose its Content-Type (DRF drops it).
+            text = "\n".join(to_bibtex(p) for p in page)
+            return Response(text or "% No publication matches the query.\n")
         if fmt == "csl":
             return Response(_csl(page))
         return super().list_response(page)

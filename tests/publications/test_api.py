@@ -319,14 +319,26 @@ def test_bad_writes_are_refused_and_change_nothing(editor, demo_lab, change, fie
     assert list(pub.authorships.values_list("position", "name", "person_id")) == before
 
 
-@pytest.mark.parametrize("url", ["/api/publications/", "/api/publications/paper/"])
 @pytest.mark.parametrize("year", ["%00", "20%x5", "%(year)s"])
-def test_a_bad_year_with_a_percent_sign_is_a_400(api, db, url, year):
-    # The detail endpoint filters too; DRF once formatted the message with %.
+def test_a_bad_year_with_a_percent_sign_is_a_400(api, db, year):
+    # DRF once formatted the message with %.
     factories.publication(slug="paper")
-    response = api.get(url, {"year": year})
+    response = api.get("/api/publications/", {"year": year})
     assert response.status_code == 400
     assert response.json()["error"]["fields"]["year"] == [f"“{year}” is not a year."]
+
+
+def test_a_record_ignores_no_parameter_silently(api, db):
+    # A record named by its slug is that record: a list's filters do not apply
+    # to it, and are refused rather than silently ignored.
+    factories.publication(slug="paper", year=2020)
+    assert api.get("/api/publications/paper/", {"format": "json"}).status_code == 200
+    response = api.get("/api/publications/paper/", {"year": "2024", "q": "x"})
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {
+        "q": ["Unknown query parameter."],
+        "year": ["Unknown query parameter."],
+    }
 
 
 def test_csl_answers_are_documented_as_arrays(api, db):

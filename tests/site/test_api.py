@@ -82,6 +82,89 @@ def test_schema_is_valid_openapi(api, db):
     assert {"401", "403"} <= set(paths["/api/people/"]["post"]["responses"])
 
 
+@pytest.fixture(scope="module")
+def schema(django_db_setup, django_db_blocker) -> dict:
+    with django_db_blocker.unblock():
+        response = APIClient().get("/api/schema/", {"format": "json"})
+    return json.loads(response.content)
+
+
+def _docstrings() -> set[str]:
+    """Every docstring of the API's view classes and their methods."""
+    import inspect
+
+    from directory.api_router import router
+
+    texts = set()
+    for _prefix, viewset, _basename in router.registry:
+        for cls in viewset.__mro__:
+            if cls.__module__.split(".")[0] in ("rest_framework", "builtins"):
+                continue
+            texts.add(inspect.cleandoc(cls.__doc__ or ""))
+            for member in vars(cls).values():
+                if callable(member) and member.__doc__:
+                    texts.add(inspect.cleandoc(member.__doc__))
+    return texts - {""}
+
+
+def test_each_operation_says_what_it_does(schema):
+    internal = _docstrings()
+    for path, operations in schema["paths"].items():
+        descriptions = [op.get("description", "") for op in operations.values()]
+        summaries = [op.get("summary", "") for op in operations.values()]
+        assert all(descriptions), path
+        # Not one text copied across the verbs of a path.
+        assert len(set(descriptions)) == len(descriptions), path
+        assert len(set(summaries)) == len(summaries), path
+        for text in descriptions:
+            assert not any(doc and doc in text for doc in internal), (path, text)
+    assert schema["paths"]["/api/topics/"]["post"]["summary"] == "Add a topic"
+    assert "409" in schema["paths"]["/api/venues/{slug}/"]["delete"]["description"]
+    assert {tag["name"] for tag in schema["tags"]} == set(RESOURCES)
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/api/publications/", "topic"),
+        ("/api/publications/", "venue"),
+        ("/api/publications/", "author"),
+        ("/api/people/", "topic"),
+        ("/api/people/", "venue"),
+        ("/api/events/", "person"),
+    ],
+)
+def test_repeatable_filters_are_arrays_of_slugs(schema, path, name):
+    parameters = {p["name"]: p for p in schema["paths"][path]["get"]["parameters"]}
+    assert parameters[name]["schema"] == {
+        "type": "array",
+        "items": {"type": "string", "format": "slug"},
+    }
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_ordering_is_documented_and_an_unknown_one_refused(api, db, schema, resource):
+    parameters = {
+        p["name"]: p for p in schema["paths"][f"/api/{resource}/"]["get"]["parameters"]
+    }
+    choices = parameters["ordering"]["schema"]["items"]["enum"]
+    assert choices and all(f"-{c}" in choices for c in choices if c[0] != "-")
+    assert api.get(f"/api/{resource}/", {"ordering": choices[-1]}).status_code == 200
+    refused = api.get(f"/api/{resource}/", {"ordering": f"{choices[0]},bogus"})
+    assert refused.status_code == 400
+    assert "bogus" in refused.json()["error"]["fields"]["ordering"][0]
+
+
+def test_ordering_sorts_every_list(api, db):
+    for name in ("b", "a", "c"):
+        factories.topic(name=name.upper() * 3)
+    names = [
+        t["name"]
+        for t in api.get("/api/topics/", {"ordering": "-name"}).json()["results"]
+    ]
+    assert names == sorted(names, reverse=True)
+
+
 def test_interactive_docs_need_no_cdn(client, db):
     html = client.get("/api/docs/").content.decode()
     assert "swagger-ui" in html

@@ -42,7 +42,7 @@ def token(transactional_db, django_user_model) -> str:
 
 
 def test_every_create_answers_201_with_its_location_over_http(live_server, token):
-    for resource, (model, payload, _patch) in WRITES.items():
+    for resource, (_model, payload, _patch) in WRITES.items():
         url = f"{live_server.url}/api/{resource}/"
         status, headers, body = _send(url, "POST", token, payload)
         assert status == 201, (resource, body)
