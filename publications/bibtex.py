@@ -63,14 +63,11 @@ _TEX_SPECIAL = re.compile(r"[-`'](?=[-`'])|[&%$#_{}\\~]")
 
 
 def citation_key(publication) -> str:
-    """The entry's own key where known, else first author's family, year, title word."""
-    if publication.citation_key:
-        return publication.citation_key
-    first = publication.ordered_authors[:1]
-    family = name_parts(first[0].name, first[0].family_name)[1] if first else "anon"
-    word = re.sub(r"[^a-z0-9]", "", publication.title.split()[0].lower()) or "work"
-    year = "nd" if publication.year is None else str(publication.year)
-    return re.sub(r"[^A-Za-z0-9]", "", family).lower() + year + word
+    """The work's one key on the site (publications.keys)."""
+    # Imported here: publications.keys reads the models, which import this module.
+    from publications.keys import key_for
+
+    return key_for(publication)
 
 
 def name_parts(name: str, family_name: str = "") -> tuple[str, str, str]:
@@ -109,7 +106,7 @@ def paper_url(publication) -> str:
     return links[0].url if links else ""
 
 
-def build_entry(publication) -> Entry:
+def build_entry(publication, cite_key: str = "") -> Entry:
     authors = [_bibtex_name(a) for a in publication.ordered_authors]
     if authors and not publication.authors_complete:
         authors.append("others")
@@ -147,7 +144,9 @@ def build_entry(publication) -> Entry:
     if any(notes):
         fields.append(Field("note", _escape(". ".join(n for n in notes if n))))
     return Entry(
-        ENTRY_TYPES.get(publication.kind, "misc"), citation_key(publication), fields
+        ENTRY_TYPES.get(publication.kind, "misc"),
+        cite_key or citation_key(publication),
+        fields,
     )
 
 
@@ -157,11 +156,17 @@ def write_entries(entries: list[Entry]) -> str:
     return bibtexparser.write_string(library)
 
 
-def to_bibtex(publication) -> str:
-    """One publication as BibTeX: the source's entry where kept, else built."""
+_ENTRY_KEY = re.compile(r"^(\s*@\s*\w+\s*[{(]\s*)([^,\s]*)")
+
+
+def to_bibtex(publication, key: str = "") -> str:
+    """One publication as BibTeX: the source's entry where kept (under the work's
+    key on this site), else built."""
+    key = key or citation_key(publication)
     if publication.bibtex.strip():
-        return publication.bibtex.strip() + "\n"
-    return write_entries([build_entry(publication)]).strip() + "\n"
+        text = publication.bibtex.strip()
+        return _ENTRY_KEY.sub(lambda m: m.group(1) + key, text, count=1) + "\n"
+    return write_entries([build_entry(publication, key)]).strip() + "\n"
 
 
 # -- reading -----------------------------------------------------------------------

@@ -35,24 +35,25 @@ def _initials(given: str) -> str:
 
 
 def apa_authors(publication) -> str:
-    """The author list in APA form, co-first authors starred, incomplete lists cut.
+    """The author list in APA form, incomplete lists cut with "et al.".
 
-    Authors whose place in the list no source gives are left out: naming them
-    here would put them in an order nobody stated.
+    Authors whose place in the list no source gives are named in a bracketed note
+    after the others: listing them would put them in an order nobody stated. APA
+    has no mark for equal contribution, so co-first authors carry none.
     """
-    names = [
-        apa_name(a.name) + ("*" if a.equal_contribution else "")
-        for a in publication.ordered_authors
-    ]
+    names = [apa_name(a.name) for a in publication.ordered_authors]
+    unplaced = "; ".join(apa_name(a.name) for a in publication.unplaced_authors)
     if not names:
-        return ""
+        return f"[Authors include {unplaced}; order not given]" if unplaced else ""
     if not publication.authors_complete:
-        return ", ".join(names) + ", et al."
-    if len(names) == 1:
-        return names[0]
-    if len(names) > APA_MAX_AUTHORS:
-        return ", ".join(names[: APA_MAX_AUTHORS - 1]) + ", . . . " + names[-1]
-    return ", ".join(names[:-1]) + ", & " + names[-1]
+        listed = ", ".join(names) + ", et al."
+    elif len(names) == 1:
+        listed = names[0]
+    elif len(names) > APA_MAX_AUTHORS:
+        listed = ", ".join(names[: APA_MAX_AUTHORS - 1]) + ", . . . " + names[-1]
+    else:
+        listed = ", ".join(names[:-1]) + ", & " + names[-1]
+    return f"{listed} [also {unplaced}; place not given]" if unplaced else listed
 
 
 def _sentence(text: str) -> str:

@@ -1,19 +1,19 @@
 """Publications as citation files: BibTeX, CSL-JSON and RIS.
 
-Each function takes publications fetched with `Publication.objects.with_authors()`,
-so that a list of any length costs a fixed number of queries.
+Each function takes publications fetched with `Publication.objects.with_authors()`;
+`stream` reads a list of any length a chunk at a time, each in a fixed number of
+queries, and is what every list export (pages and API) writes with.
 """
 
+import json
 import re
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from publications.bibtex import (
-    build_entry,
     citation_key,
     name_parts,
     paper_url,
-    write_entries,
+    to_bibtex,
 )
 from publications.models import Publication
 
@@ -37,40 +37,11 @@ RIS_TYPES = {
     "thesis": "THES",
     "other": "GEN",
 }
-_ENTRY_KEY = re.compile(r"^(\s*@\s*\w+\s*[{(]\s*)([^,\s]*)")
 
 
 def to_bibtex_list(publications: Iterable[Publication]) -> str:
-    """Many publications as one .bib file, each key used once."""
-    publications = list(publications)
-    keys = [citation_key(p) for p in publications]
-    seen: Counter[str] = Counter()
-    total = Counter(key.lower() for key in keys)
-    chunks = []
-    for publication, key in zip(publications, keys, strict=True):
-        seen[key.lower()] += 1
-        if total[key.lower()] > 1:
-            # Keys compare without case in BibTeX; suffix a, b, c… as styles do.
-            key = f"{key}{_suffix(seen[key.lower()])}"
-        chunks.append(_entry_text(publication, key))
-    return "\n".join(chunks)
-
-
-def _suffix(n: int) -> str:
-    letters = ""
-    while n:
-        n, rest = divmod(n - 1, 26)
-        letters = chr(ord("a") + rest) + letters
-    return letters
-
-
-def _entry_text(publication: Publication, key: str) -> str:
-    if publication.bibtex.strip():
-        text = publication.bibtex.strip()
-        return _ENTRY_KEY.sub(lambda m: m.group(1) + key, text, count=1) + "\n"
-    entry = build_entry(publication)
-    entry.key = key
-    return write_entries([entry]).strip() + "\n"
+    """Many publications as one .bib file, each under its key on the site."""
+    return "".join(stream(publications, "bibtex"))
 
 
 def _csl_name(authorship) -> dict[str, str]:
@@ -90,7 +61,7 @@ def _csl_pages(pages: str) -> str:
 def to_csl(publication: Publication) -> dict:
     """One publication as a CSL-JSON item."""
     item: dict = {
-        "id": publication.slug,
+        "id": citation_key(publication),
         "type": CSL_TYPES.get(publication.kind, "document"),
         "title": publication.title,
         "author": [_csl_name(a) for a in publication.ordered_authors],
@@ -132,6 +103,53 @@ def to_csl_list(publications: Iterable[Publication]) -> list[dict]:
     return [to_csl(publication) for publication in publications]
 
 
+# The formats a list is written in: media type and file name extension.
+FORMATS = {
+    "bibtex": ("application/x-bibtex", "bib"),
+    "csl": ("application/vnd.citationstyles.csl+json", "json"),
+    "ris": ("application/x-research-info-systems", "ris"),
+}
+# Publications read per query: memory stays flat however many a list holds.
+CHUNK = 500
+EMPTY_BIBTEX = "% No publication matches the query.\n"
+
+
+def chunks(publications, size: int | None = None) -> Iterator[list[Publication]]:
+    """The publications in lists of `size` (CHUNK): a queryset (or ranked results)
+    is read a slice at a time, each slice in the same few queries."""
+    size = size or CHUNK
+    if not hasattr(publications, "__getitem__"):
+        publications = list(publications)
+    start = 0
+    while True:
+        batch = list(publications[start : start + size])
+        if batch:
+            yield batch
+        if len(batch) < size:
+            return
+        start += size
+
+
+def stream(publications, fmt: str) -> Iterator[str]:
+    """A list as a citation file in `fmt` (see FORMATS), a chunk of text at a time."""
+    written = 0
+    for batch in chunks(publications):
+        if fmt == "bibtex":
+            text = "\n".join(to_bibtex(p) for p in batch)
+            yield ("\n" if written else "") + text
+        elif fmt == "csl":
+            items = (json.dumps(to_csl(p), ensure_ascii=False, indent=2) for p in batch)
+            yield ("[\n" if not written else ",\n") + ",\n".join(items)
+        else:
+            yield "".join("\r\n".join(_ris_record(p)) + "\r\n\r\n" for p in batch)
+        written += len(batch)
+    if fmt == "csl":
+        yield "\n]\n" if written else "[]\n"
+    elif fmt == "bibtex" and not written:
+        # An empty body would lose its Content-Type on the way (DRF drops it).
+        yield EMPTY_BIBTEX
+
+
 def _ris_line(tag: str, value: str) -> str:
     # A value is one line; RIS has no escaping for line breaks.
     return f"{tag}  - {' '.join(str(value).split())}"
@@ -139,7 +157,7 @@ def _ris_line(tag: str, value: str) -> str:
 
 def _ris_record(publication: Publication) -> list[str]:
     lines = [_ris_line("TY", RIS_TYPES.get(publication.kind, "GEN"))]
-    lines.append(_ris_line("ID", publication.slug))
+    lines.append(_ris_line("ID", citation_key(publication)))
     lines.append(_ris_line("TI", publication.title))
     for authorship in publication.ordered_authors:
         given, family, suffix = name_parts(authorship.name, authorship.family_name)
@@ -181,5 +199,4 @@ def _ris_record(publication: Publication) -> list[str]:
 
 def to_ris(publications: Iterable[Publication]) -> str:
     """Publications as an RIS file: tagged lines, CRLF-terminated as the format asks."""
-    records = ["\r\n".join(_ris_record(p)) for p in publications]
-    return "".join(record + "\r\n\r\n" for record in records)
+    return "".join(stream(publications, "ris"))

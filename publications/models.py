@@ -2,6 +2,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Count, F, Max, Prefetch, Sum
+from django.db.models.functions import Lower
 
 from core.identifiers import ArxivIdField, DoiField, OpenAlexWorkField
 from core.models import (
@@ -218,6 +219,15 @@ class Publication(Provenance, models.Model):
     citation_key = models.CharField(
         max_length=200, blank=True, help_text="The key of the source's BibTeX entry."
     )
+    cite_key = models.CharField(
+        "key",
+        max_length=200,
+        blank=True,
+        editable=False,
+        help_text="The key the work is cited by here, on its page, in the API and "
+        "in every export: the source's own key, else made from the first author, "
+        "year and title; a letter is added where another work holds it.",
+    )
     source_file = models.CharField(
         max_length=200,
         blank=True,
@@ -248,6 +258,12 @@ class Publication(Provenance, models.Model):
         ]
         constraints = [
             year_range_constraint("year", nullable=True),
+            # BibTeX compares keys without case.
+            models.UniqueConstraint(
+                Lower("cite_key"),
+                condition=~models.Q(cite_key=""),
+                name="publication_unique_cite_key",
+            ),
             models.CheckConstraint(
                 condition=models.Q(month__isnull=True)
                 | models.Q(month__gte=1, month__lte=12),

@@ -1,26 +1,16 @@
-import json
-
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
 
 from publications.bibtex import to_bibtex
 from publications.charts import citations_per_year, years_from_facet
-from publications.export import to_bibtex_list, to_csl_list, to_ris
+from publications.export import FORMATS, stream
 from publications.filters import PublicationFilter
 from publications.models import Publication
 from search.views import FacetedSearchView
 
-EXPORTS = {
-    "bib": ("application/x-bibtex", to_bibtex_list),
-    "ris": ("application/x-research-info-systems", to_ris),
-    "json": (
-        "application/vnd.citationstyles.csl+json",
-        lambda publications: json.dumps(
-            to_csl_list(publications), ensure_ascii=False, indent=2
-        ),
-    ),
-}
+# The list page's export links, by file name extension.
+EXPORTS = {extension: fmt for fmt, (_, extension) in FORMATS.items()}
 
 
 class PublicationListView(FacetedSearchView):
@@ -65,13 +55,15 @@ def publication_bibtex(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def publication_export(request: HttpRequest, fmt: str) -> HttpResponse:
-    """The publications the list page shows for the same query, as a citation file."""
-    content_type, render = EXPORTS[fmt]
+    """Every publication the list page finds for the same query, as a citation
+    file, written as it is read."""
+    fmt = EXPORTS[fmt]
+    content_type, extension = FORMATS[fmt]
     filterset = PublicationFilter(
         request.GET, queryset=Publication.objects.with_authors(), request=request
     )
-    response = HttpResponse(
-        render(filterset.qs), content_type=f"{content_type}; charset=utf-8"
+    response = StreamingHttpResponse(
+        stream(filterset.qs, fmt), content_type=f"{content_type}; charset=utf-8"
     )
-    response["Content-Disposition"] = f'attachment; filename="publications.{fmt}"'
+    response["Content-Disposition"] = f'attachment; filename="publications.{extension}"'
     return response

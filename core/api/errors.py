@@ -69,6 +69,10 @@ def api_exception_handler(exc, context):
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         error["retry_after"] = int(exc.wait) + 1
     response.data = {"error": error}
+    renderer = getattr(context.get("request"), "accepted_renderer", None)
+    if getattr(renderer, "format", "json") not in ("json", "api"):
+        # An error is JSON whatever format was asked for, and says so.
+        response.content_type = "application/json"
     return response
 
 

@@ -203,11 +203,17 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
     conflicts = ConflictRowsField(source="conflict_rows")
     html_url = serializers.SerializerMethodField()
     bibtex_url = serializers.SerializerMethodField()
+    citation_key = serializers.CharField(
+        source="cite_key",
+        read_only=True,
+        help_text="The key the work is cited by in every export of this site.",
+    )
 
     class Meta:
         model = Publication
         fields = [
             "url",
+            "citation_key",
             *EDITABLE_FIELDS,
             *IMPORTED_FIELDS,
             "working_title",

@@ -1,4 +1,6 @@
 from django.db.models import QuerySet
+from django.http import QueryDict, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -9,6 +11,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -23,7 +26,7 @@ from publications.api.serializers import (
     VenueSerializer,
 )
 from publications.bibtex import to_bibtex
-from publications.export import to_csl
+from publications.export import stream, to_csl
 from publications.filters import PublicationFilter
 from publications.models import Publication, Venue
 from search.api import FacetedViewSet, list_schema
@@ -33,7 +36,8 @@ FORMAT_PARAMETER = OpenApiParameter(
     str,
     enum=["json", "bibtex", "csl"],
     description="`bibtex` (or `Accept: application/x-bibtex`) for BibTeX; `csl` for "
-    "CSL-JSON. A list gives the current page.",
+    "CSL-JSON. A list in either holds every match (no `page`), streamed, each work "
+    "under its `citation_key`.",
 )
 
 
@@ -162,18 +166,27 @@ class PublicationViewSet(FacetedViewSet):
         return fmt if fmt in ("bibtex", "csl") else None
 
     @extend_schema(parameters=[FORMAT_PARAMETER])
-    def list(self, request: Request, *args, **kwargs) -> Response:
-        return super().list(request, *args, **kwargs)
-
-    def list_response(self, page: list) -> Response:
+    def list(self, request: Request, *args, **kwargs) -> HttpResponseBase:
         fmt = self.citation_format()
-        if fmt == "bibtex":
-            # An empty body would lose its Content-Type (DRF drops it).
-            text = "\n".join(to_bibtex(p) for p in page)
-            return Response(text or "% No publication matches the query.\n")
-        if fmt == "csl":
-            return Response(_csl(page))
-        return super().list_response(page)
+        if fmt is None or request.method not in SAFE_METHODS:
+            return super().list(request, *args, **kwargs)
+        # Every match, not a page: checked (a wrong filter answers 400 in JSON)
+        # before the first byte, then written as it is read.
+        queryset = self.filtered_queryset(self.export_parameters())
+        media_type = request.accepted_renderer.media_type
+        return StreamingHttpResponse(
+            stream(queryset, fmt), content_type=f"{media_type}; charset=utf-8"
+        )
+
+    def export_parameters(self) -> QueryDict:
+        """The query without paging, which a citation list does not take."""
+        params = self.request.query_params.copy()
+        if "page" in params:
+            raise ValidationError(
+                {"page": ["A list in BibTeX or CSL-JSON holds every match: no pages."]}
+            )
+        params.pop("page_size", None)
+        return params
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         fmt = self.citation_format()

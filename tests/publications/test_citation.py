@@ -49,3 +49,22 @@ def test_apa_marks_accepted_work_in_press(db):
     )
 
     assert apa(publication).startswith("One, A. (in press). Soon.")
+
+
+def test_apa_names_unplaced_authors_in_a_note_not_in_the_list(db):
+    alone = factories.publication(title="KITTY", year=2026)
+    alone.authorships.create(position=1, name="Zhongzhu Zhou", position_unknown=True)
+    mixed = factories.publication(title="Mixed", year=2025, authors=["A. One"])
+    mixed.authorships.create(position=9, name="Wenbo Lu", position_unknown=True)
+
+    assert apa(alone).startswith(
+        "[Authors include Zhou, Z.; order not given] (2026). KITTY."
+    )
+    assert apa(mixed).startswith("One, A. [also Lu, W.; place not given] (2025).")
+
+
+def test_apa_carries_no_co_first_marks(db):
+    publication = factories.publication(title="Pair", authors=["A. One", "B. Two"])
+    publication.authorships.update(equal_contribution=True)
+
+    assert apa(publication).startswith("One, A., & Two, B. (2024). Pair.")

@@ -140,7 +140,7 @@ def test_bibtex_list_parses_back_with_bibtexparser(papers):
     text = to_bibtex_list(fetched(papers))
     library = bibtexparser.parse_string(text)
     assert library.failed_blocks == []
-    assert sorted(e.key for e in library.entries) == ["doe2024a", "zhu2024cats"]
+    assert sorted(e.key for e in library.entries) == ["doe2024preprint", "zhu2024cats"]
     cats = library.entries_dict["zhu2024cats"]
     assert cats["author"] == (
         "Zhu, Lei and Doe, Jane and {Google DeepMind} and van Beethoven, Jr., Ludwig"
@@ -165,17 +165,20 @@ def test_exported_bibtex_reads_back_as_the_same_fields(papers):
     assert preprint.fields["eprint"] == "2401.01234"
 
 
-def test_keys_shared_in_a_list_get_letters(db):
+def test_keys_shared_across_the_site_get_letters(db):
     pubs = [
         factories.publication(title="Same Words", year=2020, authors=["Jane Doe"])
         for _ in range(3)
     ]
     library = bibtexparser.parse_string(to_bibtex_list(fetched(pubs)))
-    assert sorted(e.key for e in library.entries) == [
-        "doe2020samea",
+    assert [e.key for e in library.entries] == [
+        "doe2020same",
         "doe2020sameb",
         "doe2020samec",
     ]
+    # A list of one keeps the work's own key: keys are the site's, not the file's.
+    (last,) = bibtexparser.parse_string(to_bibtex_list(fetched(pubs[2:]))).entries
+    assert last.key == "doe2020samec"
 
 
 def test_kept_bibtex_is_exported_verbatim(papers):
@@ -302,11 +305,13 @@ def test_export_pages_serve_their_content_type_as_a_download(
 
 def test_export_takes_the_same_filters_as_the_list_page(client, demo_lab):
     response = client.get("/publications/export.json", {"author": "lei-zhu"})
-    items = json.loads(response.content)
+    items = json.loads(response.getvalue())
     listed = client.get("/publications/", {"author": "lei-zhu"}).context["paginator"]
     assert len(items) == listed.count > 0
     assert all(any(a.get("family") == "Zhu" for a in item["author"]) for item in items)
-    found = client.get("/publications/export.bib", {"q": "attention"}).content.decode()
+    found = (
+        client.get("/publications/export.bib", {"q": "attention"}).getvalue().decode()
+    )
     assert "RelayAttention" in found and "AgentVerse" not in found
 
 
@@ -322,7 +327,26 @@ def test_export_query_count_does_not_grow_with_the_list(
         factories.publication(authors=["A", "B", "C"])
     with django_assert_max_num_queries(5):
         response = client.get("/publications/export.json")
-    assert len(json.loads(response.content)) == 30
+        items = json.loads(response.getvalue())  # written as it is read
+    assert len(items) == 30
+
+
+def test_a_long_export_is_read_a_chunk_at_a_time(
+    client, db, monkeypatch, django_assert_num_queries
+):
+    pubs = [factories.publication(authors=["A", "B"]) for _ in range(25)]
+    monkeypatch.setattr("publications.export.CHUNK", 10)
+    response = client.get("/publications/export.bib")
+    assert response.streaming
+    # Three queries a chunk of at most ten: works, their authors, their links.
+    with django_assert_num_queries(3 * 3):
+        pieces = list(response.streaming_content)
+    assert len(pieces) == 3
+    library = bibtexparser.parse_string(b"".join(pieces).decode())
+    keys = Publication.objects.filter(pk__in=[p.pk for p in pubs])
+    assert sorted(e.key for e in library.entries) == sorted(
+        keys.values_list("cite_key", flat=True)
+    )
 
 
 def test_list_page_links_to_exports_of_the_same_query(client, demo_lab):
@@ -351,7 +375,7 @@ def snapshot() -> dict:
 
 def test_exported_demo_lab_reimports_to_the_same_records(client, demo_lab):
     before, venues = snapshot(), Venue.objects.count()
-    text = client.get("/publications/export.bib").content.decode()
+    text = client.get("/publications/export.bib").getvalue().decode()
     report = publication_import_bibtex(text=text, source="export.bib")
     assert report.invalid == [] and report.skipped == []
     assert report.created == [] and report.updated == []
@@ -363,7 +387,7 @@ def test_exported_imports_reimport_to_the_same_records(client, db):
     path = "tests/publications/bibtex/macros.bib"
     publication_import_bibtex(text=open(path).read(), source="macros.bib")
     before = snapshot()
-    text = client.get("/publications/export.bib").content.decode()
+    text = client.get("/publications/export.bib").getvalue().decode()
     report = publication_import_bibtex(text=text, source="export.bib")
     assert report.created == [] and report.updated == []
     assert snapshot() == before

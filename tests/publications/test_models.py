@@ -43,7 +43,8 @@ def test_built_bibtex_lists_authors_in_order_and_marks_incomplete_lists():
         title="A & B", authors=["Zhongzhu Zhou"], authors_complete=False, year=2026
     )
     text = to_bibtex(pub)
-    assert text.startswith("@inproceedings{zhou2026a,")
+    # The title's first word but a stop word ("A"): as Google Scholar's keys.
+    assert text.startswith("@inproceedings{zhou2026b,")
     assert "author = {Zhou, Zhongzhu and others}" in text
     assert r"title = {{A \& B}}" in text
 

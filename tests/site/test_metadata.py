@@ -320,7 +320,7 @@ def test_publication_page_offers_apa_and_bibtex_with_copy_buttons(client, demo_l
     html = client.get("/publications/toma/").content.decode()
 
     assert (
-        '<pre class="citation-text" id="cite-apa">Lu, W.*, Zheng, S.*, Xia, Y., '
+        '<pre class="citation-text" id="cite-apa">Lu, W., Zheng, S., Xia, Y., '
         "&amp; Wang, S. (2025). ToMA: Token Merge with Attention for Diffusion "
         "Models. International Conference on Machine Learning" in html
     )

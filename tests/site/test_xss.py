@@ -211,6 +211,8 @@ def _free_text_fields(model: type[models.Model]) -> list[models.Field]:
         # Identifiers (ORCID, DOI, …) are checked against their own syntax.
         and type(field).__module__ != "core.identifiers"
         and not field.choices
+        # Written by the site itself (a citation key), never typed.
+        and field.editable
     ]
 
 
