@@ -9,10 +9,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from core.dates import iso_partial
+from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink, Role
 from publications.bibtex import fold
-from publications.importing.slugs import unique_slug
 from publications.importing.venues import Venues
 from publications.models import Publication
 from search.indexing import deferred

@@ -10,9 +10,9 @@ from django.utils.text import slugify
 
 from core.dates import iso_partial, parse_partial
 from core.models import Organization, Topic
+from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink
-from publications.importing.slugs import unique_slug
 from publications.importing.venues import Venues
 from publications.models import Authorship, Publication, PublicationLink
 from sources.models import Target
