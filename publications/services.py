@@ -2,7 +2,8 @@
 
 This is the app's public entry: other apps call these functions and use the names
 re-exported here (matching printed names to members, venues by any of their names,
-the folding both compare by), never the modules of `publications.importing`.
+the folding both compare by, the per-year counts a member's page draws), never the
+modules of `publications.importing` or the others behind these names.
 """
 
 import datetime
@@ -18,6 +19,7 @@ from core.models import Topic
 from core.slugs import unique_slug
 from people.models import Person
 from publications.bibtex import CONTAINER_TYPES, fold, parse_bibtex
+from publications.charts import citations_per_year, publications_per_year
 from publications.importing.members import Members, printed_name
 from publications.importing.planner import Planner
 from publications.importing.report import (
@@ -41,10 +43,12 @@ __all__ = [
     "Members",
     "SkippedEntry",
     "Venues",
+    "citations_per_year",
     "fold",
     "printed_name",
     "publication_from_source",
     "publication_import_bibtex",
+    "publications_per_year",
     "publication_refresh_source_facts",
     "publication_save",
     "publication_set_authors",
