@@ -35,7 +35,6 @@ from publications.models import Authorship, Publication, PublicationLink, Venue
 from search.indexing import deferred, schedule
 
 __all__ = [
-    "PUBLICATION_FIELDS",
     "AmbiguousAuthor",
     "BibtexImportError",
     "ImportReport",
@@ -168,7 +167,7 @@ def publication_set_authors(
 
 # The fields a source's update may change; metrics and ids at the source are
 # refreshed as they come (they are the source's facts, never edited here).
-PUBLICATION_FIELDS = (
+SOURCE_FIELDS = (
     "title", "kind", "year", "month", "venue", "doi", "openalex_id", "arxiv_id",
     "abstract", "authors", "topics",
 )  # fmt: skip
@@ -214,7 +213,7 @@ def publication_from_source(
             source_id=source_id,
             retrieved_at=now,
         )
-        fields = [f for f in PUBLICATION_FIELDS if values.get(f) not in (None, "", [])]
+        fields = [f for f in SOURCE_FIELDS if values.get(f) not in (None, "", [])]
         fields.append("month")
     for field in fields or []:
         if field == "venue":
