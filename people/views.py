@@ -8,16 +8,16 @@ from django.utils.functional import SimpleLazyObject
 from django.views.generic import DetailView
 
 from core.cache import data_version, remember
-from events.feeds import calendar_response
 from events.models import Event
+from events.services import calendar_response
 from people.connections import connection_between, two_members
 from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
 from people.network import coauthor_picture, group_picture
 from people.similarity import similar_people
 from people.vcard import person_vcard as build_vcard
-from publications.charts import citations_per_year, publications_per_year
 from publications.models import Publication
+from publications.services import citations_per_year, publications_per_year
 from search.views import FacetedSearchView
 
 

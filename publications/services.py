@@ -1,14 +1,26 @@
-"""Workflows that write publications together with their venues, authors and links."""
+"""Workflows that write publications together with their venues, authors and links.
 
+This is the app's public entry: other apps call these functions and use the names
+re-exported here (matching printed names to members, venues by any of their names,
+the folding both compare by, the per-year counts a member's page draws), never the
+modules of `publications.importing` or the others behind these names.
+"""
+
+import datetime
 from collections.abc import Callable
 from contextlib import nullcontext
 
 from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
 
 from core.bulk import without_cycle_collection
 from core.models import Topic
+from core.slugs import unique_slug
 from people.models import Person
-from publications.bibtex import CONTAINER_TYPES, parse_bibtex
+from publications.bibtex import CONTAINER_TYPES, fold, parse_bibtex
+from publications.charts import citations_per_year, publications_per_year
+from publications.importing.members import Members, printed_name
 from publications.importing.planner import Planner
 from publications.importing.report import (
     AmbiguousAuthor,
@@ -17,8 +29,9 @@ from publications.importing.report import (
     InvalidEntry,
     SkippedEntry,
 )
+from publications.importing.venues import Venues
 from publications.importing.writer import write_plan
-from publications.models import Authorship, Publication, PublicationLink
+from publications.models import Authorship, Publication, PublicationLink, Venue
 from search.indexing import deferred, schedule
 
 __all__ = [
@@ -26,9 +39,19 @@ __all__ = [
     "BibtexImportError",
     "ImportReport",
     "ImportedItem",
+    "Members",
     "SkippedEntry",
+    "Venues",
+    "citations_per_year",
+    "fold",
+    "printed_name",
+    "publication_from_source",
     "publication_import_bibtex",
+    "publications_per_year",
+    "publication_refresh_source_facts",
     "publication_save",
+    "publication_set_authors",
+    "venue_for",
 ]
 
 Progress = Callable[[int, int], None]
@@ -123,13 +146,138 @@ def publication_save(
         if topics is not None:
             publication.topics.set(topics)
         if authors is not None:
-            publication.authorships.all().delete()
-            Authorship.objects.bulk_create(authorships)
-            # bulk_create sends no signals: the new authors' members are stale.
-            schedule("person", [a.person_id for a in authorships])
-            schedule("publication", [publication.pk])
+            publication_set_authors(publication=publication, authorships=authorships)
         if links is not None:
             publication.links.all().delete()
             for link in link_rows:
                 link.save()
     return publication
+
+
+def publication_set_authors(
+    *, publication: Publication, authorships: list[Authorship]
+) -> None:
+    """Replace a saved publication's authors (and the members they link) in order."""
+    publication.authorships.all().delete()
+    Authorship.objects.bulk_create(authorships)
+    # bulk_create sends no signals: the new authors' members are stale.
+    schedule("person", [a.person_id for a in authorships])
+    schedule("publication", [publication.pk])
+
+
+# The fields a source's update may change; metrics and ids at the source are
+# refreshed as they come (they are the source's facts, never edited here).
+SOURCE_FIELDS = (
+    "title", "kind", "year", "month", "venue", "doi", "openalex_id", "arxiv_id",
+    "abstract", "authors", "topics",
+)  # fmt: skip
+
+
+def venue_for(text: str, kind: str, venues: Venues) -> Venue | None:
+    """Return the venue a text names, saving a new one when none exists."""
+    venue = venues.resolve(text, kind)
+    for new in venues.new:
+        new.save()
+    venues.new.clear()
+    return venue
+
+
+def publication_from_source(
+    *,
+    values: dict,
+    instance: Publication | None = None,
+    fields: list[str] | None = None,
+    source: str,
+    source_id: str,
+    venues: Venues | None = None,
+) -> Publication:
+    """Create a publication from a source's values, or change `fields` of one.
+
+    `values["authors"]` lists `{"name", "person"}` (a member's pk or None) in order;
+    `venues` keeps the venues known so far across many calls."""
+    now = timezone.now()
+    pub = instance
+    if pub is None:
+        taken = set(
+            Publication.objects.filter(
+                slug__startswith=slugify(values["title"])[:40]
+            ).values_list("slug", flat=True)
+        )
+        pub = Publication(
+            slug=unique_slug(values["title"], taken, 120),
+            status=Publication.Status.PREPRINT
+            if values["kind"] == Publication.Kind.PREPRINT
+            else Publication.Status.PUBLISHED,
+            authors_complete=values.get("authors_complete", True),
+            source=source,
+            source_id=source_id,
+            retrieved_at=now,
+        )
+        fields = [f for f in SOURCE_FIELDS if values.get(f) not in (None, "", [])]
+        fields.append("month")
+    for field in fields or []:
+        if field == "venue":
+            pub.venue = venue_for(
+                values["venue"], values.get("venue_kind") or "other", venues or Venues()
+            )
+            pub.venue_detail = ""
+        elif field not in ("authors", "topics"):
+            setattr(pub, field, values.get(field))
+    _refresh_source_facts(pub, values, now)
+    # The slug is unique by construction and the checks on year and month are the
+    # fields' own validators: the database's constraints need no query first.
+    pub.full_clean(validate_unique=False, validate_constraints=False)
+    pub.save()
+    if "authors" in (fields or []):
+        publication_set_authors(
+            publication=pub,
+            authorships=[
+                Authorship(
+                    publication=pub,
+                    position=i,
+                    name=a["name"][:200],
+                    person_id=a["person"],
+                )
+                for i, a in enumerate(values["authors"], start=1)
+            ],
+        )
+    if "topics" in (fields or []):
+        pub.topics.add(*values["topics"])
+    if instance is None and values.get("oa_url"):
+        PublicationLink.objects.create(
+            publication=pub,
+            kind=PublicationLink.Kind.PDF
+            if "pdf" in values["oa_url"].lower()
+            else PublicationLink.Kind.PAPER,
+            label="Open access",
+            url=values["oa_url"][:500],
+        )
+    return pub
+
+
+def publication_refresh_source_facts(*, publication: Publication, values: dict) -> None:
+    """Store a source's citation counts and ORCID put-code on a matched record."""
+    put_codes = publication.orcid_put_codes
+    _refresh_source_facts(publication, values, timezone.now())
+    if values.get("cited_by_count") is None and (
+        publication.orcid_put_codes == put_codes
+    ):
+        return
+    Publication.objects.filter(pk=publication.pk).update(
+        cited_by_count=publication.cited_by_count,
+        counts_by_year=publication.counts_by_year,
+        citations_retrieved_at=publication.citations_retrieved_at,
+        orcid_put_codes=publication.orcid_put_codes,
+    )
+
+
+def _refresh_source_facts(
+    pub: Publication, values: dict, now: datetime.datetime
+) -> None:
+    if values.get("cited_by_count") is not None:
+        pub.cited_by_count = values["cited_by_count"]
+        pub.counts_by_year = values.get("counts_by_year") or []
+        pub.citations_retrieved_at = now
+    code = values.get("put_code")
+    if code is not None and code not in pub.orcid_put_codes:
+        pub.orcid_put_codes = [*pub.orcid_put_codes, code]

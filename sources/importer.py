@@ -9,12 +9,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from core.dates import iso_partial
+from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink, Role
-from publications.bibtex import fold
-from publications.importing.slugs import unique_slug
-from publications.importing.venues import Venues
 from publications.models import Publication
+from publications.services import Venues, fold, publication_refresh_source_facts
 from search.indexing import deferred
 from sources import targets
 from sources.matching import MemberMatcher, PublicationIndex, QueuedWorks, TopicMap
@@ -312,7 +311,7 @@ class Importer:
         pk, _, similar = self.index.find(work)
         if pk is not None:
             pub = Publication.objects.get(pk=pk)
-            targets.refresh_source_facts(pub, values)
+            publication_refresh_source_facts(publication=pub, values=values)
             self.update(Target.PUBLICATION, pub, values, owner, work.source_id, label)
         elif similar:
             pub = Publication.objects.get(pk=similar[0])

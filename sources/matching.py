@@ -4,9 +4,8 @@ from collections import defaultdict
 
 from core.models import Topic
 from people.models import Person
-from publications.bibtex import Author, fold, name_parts
-from publications.importing.members import Members
 from publications.models import Publication
+from publications.services import Members, fold, printed_name
 from sources.models import Candidate, Target
 from sources.records import AuthorRecord, PersonRecord, WorkRecord
 
@@ -98,11 +97,6 @@ class MemberMatcher:
 
     def loosely(self, name: str, person: Person) -> bool:
         return self.names.loosely(printed_name(name), person)
-
-
-def printed_name(name: str) -> Author:
-    given, family, _ = name_parts(name)
-    return Author(name, family, given, "")
 
 
 class TopicMap:

@@ -1,8 +1,6 @@
 """Each kind of record an import touches: its values as an import compares them,
 and how proposed values are written."""
 
-import datetime
-
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
@@ -10,11 +8,10 @@ from django.utils.text import slugify
 
 from core.dates import iso_partial, parse_partial
 from core.models import Organization, Topic
+from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink
-from publications.importing.slugs import unique_slug
-from publications.importing.venues import Venues
-from publications.models import Authorship, Publication, PublicationLink
+from publications.services import Venues, publication_from_source
 from sources.models import Target
 
 
@@ -22,12 +19,6 @@ class WriteError(Exception):
     """A proposed record does not pass the model's checks."""
 
 
-# The fields a publication's update may change; metrics and ids at the source are
-# refreshed as they come (they are the source's facts, never edited here).
-PUBLICATION_FIELDS = (
-    "title", "kind", "year", "month", "venue", "doi", "openalex_id", "arxiv_id",
-    "abstract", "authors", "topics",
-)  # fmt: skip
 PERSON_FIELDS = ("given_name", "family_name", "display_name", "orcid", "openalex_id")
 EDUCATION_FIELDS = ("organization", "unit", "degree", "start", "end", "location")
 EXPERIENCE_FIELDS = ("organization", "team", "role", "start", "end", "location")
@@ -85,8 +76,13 @@ def write(
     the venues known so far, kept by a caller that writes many records)."""
     try:
         if target == Target.PUBLICATION:
-            return _write_publication(
-                values, obj, fields, source, source_id, venues or Venues()
+            return publication_from_source(
+                values=values,
+                instance=obj,
+                fields=fields,
+                source=source,
+                source_id=source_id,
+                venues=venues,
             )
         if target == Target.PERSON:
             for field in fields or []:
@@ -118,96 +114,6 @@ def write(
             f"{values.get('title') or target}: {validation_messages(exc)}"
         ) from None
     raise ValueError(f"unknown target {target}")
-
-
-def _write_publication(
-    values: dict,
-    pub: Publication | None,
-    fields: list[str] | None,
-    source: str,
-    source_id: str,
-    venues: Venues,
-) -> Publication:
-    now = timezone.now()
-    creating = pub is None
-    if creating:
-        taken = set(
-            Publication.objects.filter(
-                slug__startswith=slugify(values["title"])[:40]
-            ).values_list("slug", flat=True)
-        )
-        pub = Publication(
-            slug=unique_slug(values["title"], taken, 120),
-            status=Publication.Status.PREPRINT
-            if values["kind"] == Publication.Kind.PREPRINT
-            else Publication.Status.PUBLISHED,
-            authors_complete=values.get("authors_complete", True),
-            source=source,
-            source_id=source_id,
-            retrieved_at=now,
-        )
-        fields = [f for f in PUBLICATION_FIELDS if values.get(f) not in (None, "", [])]
-        fields.append("month")
-    for field in fields or []:
-        if field == "venue":
-            venue = venues.resolve(values["venue"], values.get("venue_kind") or "other")
-            for new in venues.new:
-                new.save()
-            venues.new.clear()
-            pub.venue, pub.venue_detail = venue, ""
-        elif field not in ("authors", "topics"):
-            setattr(pub, field, values.get(field))
-    _refresh_source_facts(pub, values, now)
-    # The slug is unique by construction and the checks on year and month are the
-    # fields' own validators: the database's constraints need no query first.
-    pub.full_clean(validate_unique=False, validate_constraints=False)
-    pub.save()
-    if "authors" in (fields or []):
-        pub.authorships.all().delete()
-        Authorship.objects.bulk_create(
-            Authorship(
-                publication=pub, position=i, name=a["name"][:200], person_id=a["person"]
-            )
-            for i, a in enumerate(values["authors"], start=1)
-        )
-    if "topics" in (fields or []):
-        pub.topics.add(*values["topics"])
-    if creating and values.get("oa_url"):
-        PublicationLink.objects.create(
-            publication=pub,
-            kind=PublicationLink.Kind.PDF
-            if "pdf" in values["oa_url"].lower()
-            else PublicationLink.Kind.PAPER,
-            label="Open access",
-            url=values["oa_url"][:500],
-        )
-    return pub
-
-
-def refresh_source_facts(pub: Publication, values: dict) -> None:
-    """Store the source's citation counts and put-code on a matched record."""
-    put_codes = pub.orcid_put_codes
-    _refresh_source_facts(pub, values, timezone.now())
-    if values.get("cited_by_count") is None and pub.orcid_put_codes == put_codes:
-        return
-    Publication.objects.filter(pk=pub.pk).update(
-        cited_by_count=pub.cited_by_count,
-        counts_by_year=pub.counts_by_year,
-        citations_retrieved_at=pub.citations_retrieved_at,
-        orcid_put_codes=pub.orcid_put_codes,
-    )
-
-
-def _refresh_source_facts(
-    pub: Publication, values: dict, now: datetime.datetime
-) -> None:
-    if values.get("cited_by_count") is not None:
-        pub.cited_by_count = values["cited_by_count"]
-        pub.counts_by_year = values.get("counts_by_year") or []
-        pub.citations_retrieved_at = now
-    code = values.get("put_code")
-    if code is not None and code not in pub.orcid_put_codes:
-        pub.orcid_put_codes = [*pub.orcid_put_codes, code]
 
 
 def _write_affiliation(

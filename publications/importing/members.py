@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from people.models import Person
-from publications.bibtex import Author, ParsedEntry, fold
+from publications.bibtex import Author, ParsedEntry, fold, name_parts
 from publications.importing.report import AmbiguousAuthor, ImportReport, SkippedEntry
 
 
@@ -23,6 +23,12 @@ def _initials(given: str) -> str:
     if len(tokens) == 1 and tokens[0].isupper() and len(tokens[0]) <= 3:
         return tokens[0].lower()  # "SY", as Google Scholar prints initials
     return ""
+
+
+def printed_name(name: str) -> Author:
+    """Return the author a name as printed ("Zheng, S.", "Shaoyi Zheng") is."""
+    given, family, _ = name_parts(name)
+    return Author(name, family, given, "")
 
 
 @dataclass

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
 from core.bulk import Instances, chunks
+from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Person
 from publications.bibtex import (
@@ -24,7 +25,6 @@ from publications.importing.report import (
     InvalidEntry,
     SkippedEntry,
 )
-from publications.importing.slugs import unique_slug
 from publications.importing.venues import Venues
 from publications.models import Authorship, Publication, PublicationLink, Venue
 

@@ -2,10 +2,10 @@
 
 from django.core.exceptions import ValidationError
 
+from core.slugs import unique_slug
 from core.validation import validation_messages
 from publications.bibtex import fold, venue_name
 from publications.importing.report import InvalidEntry
-from publications.importing.slugs import unique_slug
 from publications.models import Venue
 
 

@@ -111,6 +111,17 @@ def test_an_accepted_candidate_writes_the_record_and_reimport_creates_nothing(
     assert Candidate.objects.count() == 1
 
 
+def test_an_accepted_candidate_is_found_under_its_authors(mina, admin_user):
+    run("import_openalex", WORK)
+    review.accept(list(Candidate.objects.all()), user=admin_user)
+    mina.refresh_from_db()
+    pub = Publication.objects.get()
+    # Written outside an import's deferred re-index: the authors come after the
+    # record's own save, and both documents still carry them.
+    assert "Wei Li" in pub.search_document.body + pub.search_document.extra
+    assert pub.title in mina.search_document.extra
+
+
 def test_a_rejected_candidate_does_not_come_back(mina, admin_user):
     run("import_openalex", WORK)
     review.reject(list(Candidate.objects.all()), user=admin_user)

@@ -6,7 +6,7 @@ from django.db import connection
 from core.bulk import large_cache, without_cycle_collection
 from labdata.generate import SCALES, generate
 from people.models import Person
-from people.similarity import rebuild_similar
+from people.services import rebuild_similar
 from search.indexing import rebuild_in_parallel
 
 
