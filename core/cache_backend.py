@@ -13,14 +13,17 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
 logger = logging.getLogger("core.cache")
 
 _FAILURES = (RedisError, OSError)
+T = TypeVar("T")
 _recovery_hooks: list[Callable[[], None]] = []
 
 
@@ -89,45 +92,6 @@ def breaker_for(location: str, retry_seconds: float) -> Breaker:
         return _breakers[location]
 
 
-def _guarded(name: str, fallback: Callable[..., Any]) -> Callable[..., Any]:
-    method = getattr(RedisCacheClient, name)
-
-    def call(self: "GuardedClient", *args: Any) -> Any:
-        breaker = self.breaker
-        if breaker.is_open or (breaker.needs_recovery and not breaker.recover()):
-            return fallback(*args)
-        try:
-            return method(self, *args)
-        except _FAILURES as error:
-            breaker.trip(error)
-            return fallback(*args)
-
-    call.__name__ = name
-    return call
-
-
-def _not_found(key: str, delta: int) -> int:
-    raise ValueError(f"Key '{key}' not reachable: the cache is unavailable.")
-
-
-class GuardedClient(RedisCacheClient):
-    def __init__(self, servers, *, breaker: Breaker, **options) -> None:
-        super().__init__(servers, **options)
-        self.breaker = breaker
-
-    add = _guarded("add", lambda key, value, timeout: False)
-    get = _guarded("get", lambda key, default: default)
-    set = _guarded("set", lambda key, value, timeout: None)
-    touch = _guarded("touch", lambda key, timeout: False)
-    delete = _guarded("delete", lambda key: False)
-    get_many = _guarded("get_many", lambda keys: {})
-    has_key = _guarded("has_key", lambda key: False)
-    incr = _guarded("incr", _not_found)
-    set_many = _guarded("set_many", lambda data, timeout: None)
-    delete_many = _guarded("delete_many", lambda keys: None)
-    clear = _guarded("clear", lambda: False)
-
-
 def _without_password(location: str) -> str:
     """The location as logs may show it."""
     return re.sub(r"//[^@/]*@", "//", location)
@@ -136,8 +100,9 @@ def _without_password(location: str) -> str:
 class ResilientRedisCache(RedisCache):
     """RedisCache whose operations never raise because Redis is unreachable.
 
-    OPTIONS: `retry_seconds` (how long the breaker stays open) besides redis-py's
-    own connection options (`socket_timeout`, `socket_connect_timeout`).
+    Only the cache API Django documents is overridden, each method guarded by the
+    breaker. OPTIONS: `retry_seconds` (how long the breaker stays open) besides
+    redis-py's own connection options (`socket_timeout`, `socket_connect_timeout`).
     """
 
     def __init__(self, server, params) -> None:
@@ -145,15 +110,63 @@ class ResilientRedisCache(RedisCache):
         retry_seconds = float(options.pop("retry_seconds", 5))
         super().__init__(server, {**params, "OPTIONS": options})
         self.breaker = breaker_for(_without_password(str(server)), retry_seconds)
-        self._class = GuardedClient
-        self._options = {**self._options, "breaker": self.breaker}
+
+    def attempt(self, operation: Callable[[], T], fallback: T) -> T:
+        """The operation's answer, or `fallback` while Redis cannot be reached."""
+        breaker = self.breaker
+        if breaker.is_open or (breaker.needs_recovery and not breaker.recover()):
+            return fallback
+        try:
+            return operation()
+        except _FAILURES as error:
+            breaker.trip(error)
+            return fallback
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None) -> bool:
+        return self.attempt(partial(super().add, key, value, timeout, version), False)
+
+    def get(self, key, default=None, version=None) -> Any:
+        return self.attempt(partial(super().get, key, default, version), default)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None) -> None:
+        self.attempt(partial(super().set, key, value, timeout, version), None)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None) -> bool:
+        return self.attempt(partial(super().touch, key, timeout, version), False)
+
+    def delete(self, key, version=None) -> bool:
+        return self.attempt(partial(super().delete, key, version), False)
+
+    def get_many(self, keys, version=None) -> dict:
+        return self.attempt(partial(super().get_many, keys, version), {})
+
+    def has_key(self, key, version=None) -> bool:
+        return self.attempt(partial(super().has_key, key, version), False)
+
+    def incr(self, key, delta=1, version=None) -> int:
+        value = self.attempt(partial(super().incr, key, delta, version), None)
+        if value is None:
+            raise ValueError(f"Key '{key}' not reachable: the cache is unavailable.")
+        return value
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None) -> list:
+        # The keys not stored, as the cache API reports a failed insert.
+        return self.attempt(
+            partial(super().set_many, data, timeout, version), list(data)
+        )
+
+    def delete_many(self, keys, version=None) -> None:
+        self.attempt(partial(super().delete_many, keys, version), None)
+
+    def clear(self) -> bool:
+        return self.attempt(super().clear, False)
 
     def status(self) -> dict:
         """The cache's state for /readyz: a round trip unless the breaker is open."""
         if not self.breaker.is_open:
             started = time.perf_counter()
             try:
-                self._cache.get_client(write=False).ping()
+                super().has_key("readyz")  # unguarded: Redis's own error if down
             except _FAILURES as error:
                 self.breaker.trip(error)
             else:

@@ -3,28 +3,29 @@
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from whitenoise.compress import Compressor
 
-from directory.env import env_bool, env_clock, env_int, env_list, env_str
+from directory.env import Env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
+env = Env()
 
-DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = env_str("SECRET_KEY", "")
+DEBUG = env.bool("DEBUG", False)
+SECRET_KEY = env.str("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     # Development only: a fixed key so sessions survive restarts of `make run`.
     SECRET_KEY = "dev-insecure-key-do-not-use-in-production-0123456789abcdef"
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
-CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -101,28 +102,26 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "directory.wsgi.application"
 
-DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'directory.sqlite3'}")
 DATABASES = {
-    "default": dj_database_url.parse(
-        DATABASE_URL,
-        conn_max_age=env_int("CONN_MAX_AGE", 60),
-        conn_health_checks=True,
-    )
+    "default": {
+        **env.db_url("DATABASE_URL", f"sqlite:///{VAR_DIR / 'directory.sqlite3'}"),
+        "CONN_MAX_AGE": env.int("CONN_MAX_AGE", 60),
+        "CONN_HEALTH_CHECKS": True,
+    }
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # PostgreSQL's default random_page_cost (4) models spinning disks; with SSDs or
     # a cached working set, 1.1 is the usual setting: with 4, the authors of an API
     # page were joined by scanning all people instead of by index. Set
     # PG_RANDOM_PAGE_COST empty to keep the server's own value.
-    _cost = env_str("PG_RANDOM_PAGE_COST", "1.1")
-    if _cost:
+    if env.str("PG_RANDOM_PAGE_COST", "1.1").strip():
         DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
-            f"-c random_page_cost={float(_cost)}"
+            f"-c random_page_cost={env.float('PG_RANDOM_PAGE_COST', 1.1)}"
         )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A server that does not answer (network cut) fails a connection in this many
     # seconds instead of hanging the request.
-    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int(
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int(
         "DATABASE_CONNECT_TIMEOUT", 5
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -139,19 +138,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 # The web server stops any SQL statement that runs longer than this (0: never) and
 # answers 503; commands and migrations are not bounded (core/statement_timeout.py).
-STATEMENT_TIMEOUT_MS = env_int("STATEMENT_TIMEOUT_MS", 30_000)
+STATEMENT_TIMEOUT_MS = env.int("STATEMENT_TIMEOUT_MS", 30_000)
 # What a 503 (database unavailable) asks clients to wait, in seconds.
-RETRY_AFTER_SECONDS = env_int("RETRY_AFTER_SECONDS", 30)
+RETRY_AFTER_SECONDS = env.int("RETRY_AFTER_SECONDS", 30)
 
 # Read replicas of the primary (comma-separated URLs, e.g. PostgreSQL streaming
 # replicas): anonymous reads go there, everything else to the primary. The caches
 # are invalidated when a write commits, so a replica must have applied the commit
 # by then (synchronous_commit = remote_apply; see the README).
 DATABASE_REPLICAS = []
-for _n, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
-    _replica = dj_database_url.parse(
-        _url, conn_max_age=DATABASES["default"]["CONN_MAX_AGE"], conn_health_checks=True
-    )
+for _n, _url in enumerate(env.list("DATABASE_REPLICA_URLS", default=[]), start=1):
+    _replica = {
+        **env.parse_db_url(f"DATABASE_REPLICA_URLS (replica {_n})", _url),
+        "CONN_MAX_AGE": DATABASES["default"]["CONN_MAX_AGE"],
+        "CONN_HEALTH_CHECKS": True,
+    }
     if _replica["ENGINE"] != DATABASES["default"]["ENGINE"]:
         raise ImproperlyConfigured(
             f"DATABASE_REPLICA_URLS: replica {_n} is not the same kind of "
@@ -163,8 +164,8 @@ for _n, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
     DATABASE_REPLICAS.append(f"replica{_n}")
 # A replica is probed at most this often, and left out while it is unreachable or
 # has not replayed the primary's last transactions for longer than the bound.
-REPLICA_CHECK_SECONDS = env_int("REPLICA_CHECK_SECONDS", 5)
-REPLICA_MAX_LAG_SECONDS = env_int("REPLICA_MAX_LAG_SECONDS", 30)
+REPLICA_CHECK_SECONDS = env.int("REPLICA_CHECK_SECONDS", 5)
+REPLICA_MAX_LAG_SECONDS = env.int("REPLICA_MAX_LAG_SECONDS", 30)
 if DATABASE_REPLICAS:
     DATABASE_ROUTERS = ["directory.routers.PrimaryReplicaRouter"]
     MIDDLEWARE.insert(2, "directory.routers.replica_reads")
@@ -174,41 +175,44 @@ if DATABASE_REPLICAS:
 # A cache that is down or slow is a miss, never an error: each operation waits at
 # most CACHE_TIMEOUT_MS, and after a failure the site stops asking for
 # CACHE_RETRY_SECONDS (core/cache_backend.py).
-CACHE_URL = env_str("CACHE_URL", "")
-_CACHE_TIMEOUT = env_int("CACHE_TIMEOUT_MS", 50) / 1000
-CACHES = {
-    "default": (
-        {
-            "BACKEND": "core.cache_backend.ResilientRedisCache",
-            "LOCATION": CACHE_URL,
-            "OPTIONS": {
-                "socket_connect_timeout": _CACHE_TIMEOUT,
-                "socket_timeout": _CACHE_TIMEOUT,
-                "retry_seconds": env_int("CACHE_RETRY_SECONDS", 5),
-            },
-        }
-        if CACHE_URL.startswith(("redis://", "rediss://", "unix://"))
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    )
-}
-if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
-    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, got {CACHE_URL!r}")
+CACHES = {"default": env.cache_url("CACHE_URL", "locmem://")}
+if CACHES["default"]["BACKEND"] == env.CACHE_SCHEMES["redis"]:
+    _CACHE_TIMEOUT = env.int("CACHE_TIMEOUT_MS", 50) / 1000
+    CACHES["default"]["BACKEND"] = "core.cache_backend.ResilientRedisCache"
+    CACHES["default"]["OPTIONS"] = {
+        "socket_connect_timeout": _CACHE_TIMEOUT,
+        "socket_timeout": _CACHE_TIMEOUT,
+        "retry_seconds": env.int("CACHE_RETRY_SECONDS", 5),
+        **CACHES["default"].get("OPTIONS", {}),
+    }
+
+# Outgoing mail: smtp://user:password@host:587 (smtp+tls:// or smtp+ssl:// for
+# TLS), or consolemail:// to print it; unset, Django's own SMTP at localhost:25.
+_email = env.email_url("EMAIL_URL", "smtp://localhost:25")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST = _email["EMAIL_HOST"] or "localhost"
+EMAIL_PORT = _email["EMAIL_PORT"] or 25
+EMAIL_HOST_USER = _email["EMAIL_HOST_USER"] or ""
+EMAIL_HOST_PASSWORD = _email["EMAIL_HOST_PASSWORD"] or ""
+EMAIL_USE_TLS = _email.get("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = _email.get("EMAIL_USE_SSL", False)
+
 # After a write, count the unfiltered lists' facets again in a background thread.
-WARM_CACHE_AFTER_WRITE = env_bool("WARM_CACHE_AFTER_WRITE", True)
+WARM_CACHE_AFTER_WRITE = env.bool("WARM_CACHE_AFTER_WRITE", True)
 
 # Long work (syncing members from their sources) runs on a Celery queue when
 # CELERY_BROKER_URL names a broker (redis://127.0.0.1:6379/1, amqp://…); without
 # one it runs in the foreground of the command or admin page that asked for it.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
-if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(
-    ("redis://", "rediss://", "amqp://", "amqps://", "pyamqp://")
-):
-    raise ImproperlyConfigured(
-        "CELERY_BROKER_URL must be a redis:// or amqp:// URL, "
-        f"got {CELERY_BROKER_URL!r}"
-    )
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", "").strip()
+# Celery fails over between URLs separated by ";": each is checked.
+for _broker in filter(None, (url.strip() for url in CELERY_BROKER_URL.split(";"))):
+    _scheme = urlsplit(_broker).scheme
+    if _scheme not in ("redis", "rediss", "amqp", "amqps", "pyamqp"):
+        raise ImproperlyConfigured(
+            f"CELERY_BROKER_URL must be redis:// or amqp:// URLs, got {_scheme}://…"
+        )
 # One queue name per site, so that sites sharing a broker keep their jobs apart.
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "directory")
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", "directory")
 # The job's row in the database is its result: no result backend to run.
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -224,19 +228,19 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "interval_step": 0.2,
     "interval_max": 0.5,
 }
-CELERY_TIMEZONE = env_str("TIME_ZONE", "UTC")
+CELERY_TIMEZONE = env.str("TIME_ZONE", "UTC")
 # `celery -A directory beat` sends these; the schedule lives here, in code, since
 # it changes with a release rather than from the admin.
 CELERY_BEAT_SCHEDULE = {
     # Jobs asked for while the broker was unreachable are queued once it is back.
     "requeue-unavailable-jobs": {
         "task": "jobs.requeue_unavailable",
-        "schedule": env_int("JOBS_REQUEUE_EVERY", 300),
+        "schedule": env.int("JOBS_REQUEUE_EVERY", 300),
     },
 }
 # Every member connected to ORCID or OpenAlex is synced daily at SYNC_SOURCES_AT
 # (HH:MM in TIME_ZONE; empty for no scheduled sync).
-SYNC_SOURCES_AT = env_clock("SYNC_SOURCES_AT", "03:00")
+SYNC_SOURCES_AT = env.time_of_day("SYNC_SOURCES_AT", "03:00")
 if SYNC_SOURCES_AT:
     CELERY_BEAT_SCHEDULE["sync-sources-daily"] = {
         "task": "sources.sync_all",
@@ -265,8 +269,8 @@ AUTHENTICATION_BACKENDS = [
 # passwords for one username from one address, that pair is refused (429) for
 # LOGIN_COOLOFF_MINUTES, even with the right password. `manage.py axes_reset` unlocks.
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
@@ -274,18 +278,18 @@ AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip"
 # Reverse proxies in front of the app that append to X-Forwarded-For (nginx alone:
 # 1). With 0 the connecting address is the client's, and the header is ignored,
 # since anyone can send it.
-PROXY_COUNT = env_int("PROXY_COUNT", 0)
+PROXY_COUNT = env.int("PROXY_COUNT", 0)
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = env_str("TIME_ZONE", "UTC")
+TIME_ZONE = env.str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
+STATIC_ROOT = Path(env.str("STATIC_ROOT", str(VAR_DIR / "static")))
 MEDIA_URL = "media/"
-MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+MEDIA_ROOT = Path(env.str("MEDIA_ROOT", str(VAR_DIR / "media")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -302,13 +306,13 @@ WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*Compressor.SKIP_COMPRESS_EXTENSIONS, "map")
 
 # Photos: a byte cap and a pixel cap checked before full decoding.
-PHOTO_MAX_BYTES = env_int("PHOTO_MAX_BYTES", 5 * 1024 * 1024)
-PHOTO_MAX_PIXELS = env_int("PHOTO_MAX_PIXELS", 40_000_000)
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
+PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", 5 * 1024 * 1024)
+PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", 40_000_000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
 
-LAB_NAME = env_str("LAB_NAME", "Efficient AI Systems Group")
-LAB_SHORT_NAME = env_str("LAB_SHORT_NAME", "EASG")
-LAB_DESCRIPTION = env_str(
+LAB_NAME = env.str("LAB_NAME", "Efficient AI Systems Group")
+LAB_SHORT_NAME = env.str("LAB_SHORT_NAME", "EASG")
+LAB_DESCRIPTION = env.str(
     "LAB_DESCRIPTION",
     "We make large models cheaper to train and serve: sparse and efficient "
     "attention, KV-cache quantization, speculative decoding, diffusion-model "
@@ -317,22 +321,22 @@ LAB_DESCRIPTION = env_str(
 
 # Where members' records are read from (sources/): ORCID's public API and OpenAlex,
 # which asks callers to name a contact address for its polite pool.
-ORCID_API_URL = env_str("ORCID_API_URL", "https://pub.orcid.org/v3.0").rstrip("/")
-OPENALEX_API_URL = env_str("OPENALEX_API_URL", "https://api.openalex.org").rstrip("/")
-OPENALEX_MAILTO = env_str("OPENALEX_MAILTO", "")
+ORCID_API_URL = env.str("ORCID_API_URL", "https://pub.orcid.org/v3.0").rstrip("/")
+OPENALEX_API_URL = env.str("OPENALEX_API_URL", "https://api.openalex.org").rstrip("/")
+OPENALEX_MAILTO = env.str("OPENALEX_MAILTO", "")
 # urllib3's backoff factor for retries of a failing source: 0, 1, 2, 4 s apart.
 SOURCES_RETRY_BACKOFF = 0.5
 
 # Production hardening: on unless DEBUG, each switchable by its own variable so
 # that plain HTTP on loopback stays possible.
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_PROXY_SSL_HEADER = (
-    ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
+    ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", False) else None
 )
 SECURE_REFERRER_POLICY = "same-origin"
 # No inline script or style anywhere: every script and stylesheet is a static file.
@@ -376,8 +380,8 @@ REST_FRAMEWORK = {
         "core.api.throttling.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": env_str("API_ANON_RATE", "120/minute"),
-        "user": env_str("API_USER_RATE", "1200/minute"),
+        "anon": env.str("API_ANON_RATE", "120/minute"),
+        "user": env.str("API_USER_RATE", "1200/minute"),
     },
     "DEFAULT_SCHEMA_CLASS": "core.api.schema.DirectorySchema",
     "EXCEPTION_HANDLER": "core.api.errors.api_exception_handler",
@@ -388,7 +392,7 @@ REST_FRAMEWORK = {
 }
 
 # Search by meaning (docs/architecture.md, README): needs requirements-semantic.txt.
-SEMANTIC_SEARCH = env_bool("SEMANTIC_SEARCH", False)
+SEMANTIC_SEARCH = env.bool("SEMANTIC_SEARCH", False)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": f"{LAB_NAME} API",
@@ -453,13 +457,13 @@ SPECTACULAR_SETTINGS = {
 
 # Other sites may read the API from the browser; nothing is opened for writing.
 CORS_URLS_REGEX = r"^/api/.*$"
-CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", [])
-CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", False)
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
+CORS_ALLOW_ALL_ORIGINS = env.bool("CORS_ALLOW_ALL_ORIGINS", False)
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 
 # One line per request (logger core.requests, INFO) and every other line with the
 # request's id; LOG_FORMAT=json writes each line as a JSON object.
-LOG_FORMAT = env_str("LOG_FORMAT", "text")
+LOG_FORMAT = env.str("LOG_FORMAT", "text")
 if LOG_FORMAT not in ("text", "json"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, got {LOG_FORMAT!r}")
 LOGGING = {
@@ -479,15 +483,15 @@ LOGGING = {
             "formatter": LOG_FORMAT,
         }
     },
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", "WARNING")},
     "loggers": {
-        "core.requests": {"level": env_str("REQUEST_LOG_LEVEL", "INFO")},
+        "core.requests": {"level": env.str("REQUEST_LOG_LEVEL", "INFO")},
     },
 }
 
 # Errors go to Sentry when SENTRY_DSN is set and sentry-sdk is installed
 # (requirements-sentry.txt); without the package the DSN is ignored with a warning.
-SENTRY_DSN = env_str("SENTRY_DSN", "")
+SENTRY_DSN = env.str("SENTRY_DSN", "")
 if SENTRY_DSN:
     try:
         import sentry_sdk
@@ -500,8 +504,8 @@ if SENTRY_DSN:
     else:
         sentry_sdk.init(
             dsn=SENTRY_DSN,
-            environment=env_str("SENTRY_ENVIRONMENT", "production"),
+            environment=env.str("SENTRY_ENVIRONMENT", "production"),
             send_default_pii=False,
         )
 
-SERVE_MEDIA = env_bool("SERVE_MEDIA", True)
+SERVE_MEDIA = env.bool("SERVE_MEDIA", True)

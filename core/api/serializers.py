@@ -3,6 +3,8 @@ import copy
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.functional import cached_property
 from rest_framework import serializers
+from rest_framework.fields import SkipField
+from rest_framework.relations import PKOnlyObject
 
 from core.api.fields import SlugIdentityField, slug_url
 from core.models import Organization, Topic
@@ -44,9 +46,26 @@ class BuiltOnceMixin:
         return copy.deepcopy(built)
 
     @cached_property
-    def _readable_fields(self) -> list:
-        # DRF filters the fields again for every record it serialises.
+    def readable_fields(self) -> list[serializers.Field]:
         return [field for field in self.fields.values() if not field.write_only]
+
+    def to_representation(self, instance) -> dict:
+        # DRF's own loop, over the readable fields listed once per serializer
+        # rather than filtered again for every record of a page.
+        representation = {}
+        for field in self.readable_fields:
+            try:
+                attribute = field.get_attribute(instance)
+            except SkipField:
+                continue
+            if isinstance(attribute, PKOnlyObject):
+                value = attribute.pk
+            else:
+                value = attribute
+            representation[field.field_name] = (
+                None if value is None else field.to_representation(attribute)
+            )
+        return representation
 
 
 class SlugRelatedField(serializers.SlugRelatedField):
