@@ -9,7 +9,6 @@ transpose gives the weighted sum of three cosines for a block of members at once
 shared papers are added from a count of co-authored papers per pair.
 """
 
-import json
 import math
 import string
 import time
@@ -286,15 +285,11 @@ def compute_similar(person_ids: Iterable[int] | None = None) -> int:
     insert_rows(
         SimilarPerson,
         ["person", "other", "rank", "score", "reasons"],
-        [(*r[:4], _json(r[4])) for r in rows],
+        rows,
     )
     if everyone:
         invalidate()
     return len(rows)
-
-
-def _json(value: dict) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 def rebuild_similar() -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from core.bulk import Instances, chunks
+from core.bulk import chunks
 from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Person
@@ -63,7 +63,6 @@ _OWNED_FIELDS = [
     "needs_review",
 ]
 _FILLED_FIELDS = ["month", "venue", "doi", "arxiv_id", "pages", "volume", "number"]
-_new_publication = Instances(Publication)
 
 
 @dataclass
@@ -133,7 +132,7 @@ class Planner:
         self.report.warnings.extend(entry.warnings)
 
     def _validated(self, entry: ParsedEntry, values: Bibliographic) -> Publication:
-        publication = _new_publication(
+        publication = Publication(
             title=values.title,
             kind=values.kind,
             year=values.year,

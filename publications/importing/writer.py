@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
 
-from django.db import connection, models
+from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
@@ -120,40 +120,19 @@ def _link_row(publication_id: int, url: str, position: int) -> tuple:
 def _insert_publications(publications: list[Publication], now: datetime) -> None:
     """Insert validated publications and give each its new primary key."""
     fields = [f for f in Publication._meta.concrete_fields if not f.primary_key]
-    # Timestamps and JSON need the database's form; other values are stored as is.
-    adapted = [
-        (position, f)
-        for position, f in enumerate(fields)
-        if isinstance(f, models.DateTimeField | models.JSONField)
-    ]
     for publication in publications:
         publication.updated_at = publication.retrieved_at = now
         # Venues saved since the plan lend their ids, as save() would do.
         publication.venue_id = publication.venue.pk if publication.venue else None
-    # Most of those values are the same in every row (the import's time, empty
-    # lists): each distinct value is prepared once.
-    prepared: dict[tuple[str, str], object] = {}
-
-    def prepare(f, value):
-        key = (f.attname, repr(value))
-        if key not in prepared:
-            prepared[key] = f.get_db_prep_save(value, connection)
-        return prepared[key]
-
     values = attrgetter(*(f.attname for f in fields))
-    rows = []
-    for publication in publications:
-        row = list(values(publication))
-        for position, f in adapted:
-            row[position] = prepare(f, row[position])
-        rows.append(tuple(row))
+    rows = [values(publication) for publication in publications]
     if not publications:
         return
     # Ids only grow, so the new rows are those above today's largest; their slugs
     # (unique, chosen by the planner) tell which publication got which.
     newest = Publication.objects.aggregate(newest=Max("pk"))["newest"] or 0
-    # Below the ORM: bulk_create prepares every value of every row in Python, half
-    # of an import's time, and these rows already hold what the database takes.
+    # insert_rows prepares each value as bulk_create would but returns no ids:
+    # the slugs find them below.
     insert_rows(Publication, [f.name for f in fields], rows)
     by_slug = {p.slug: p for p in publications}
     for slug, pk in Publication.objects.filter(pk__gt=newest).values_list("slug", "pk"):
