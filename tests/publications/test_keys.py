@@ -136,3 +136,19 @@ def test_an_api_create_answers_with_the_key_of_its_authors(admin_client, db):
     )
     assert response.status_code == 201, response.content
     assert response.json()["citation_key"] == "hopper2025fresh"
+
+
+def test_many_works_at_once_get_the_same_keys_as_one_at_a_time(db, monkeypatch):
+    pubs = [
+        factories.publication(title="Same Words", year=2020, authors=["Jane Doe"])
+        for _ in range(5)
+    ]
+    one_at_a_time = list(Publication.objects.order_by("pk").values_list("cite_key"))
+    Publication.objects.update(cite_key="")
+    # More works than a batch: every key is read once, then chosen in memory.
+    monkeypatch.setattr("publications.keys.BATCH", 2)
+    assign([p.pk for p in pubs])
+    assert list(Publication.objects.order_by("pk").values_list("cite_key")) == (
+        one_at_a_time
+    )
+    assert one_at_a_time[-1] == ("doe2020samee",)
