@@ -100,7 +100,7 @@ backup: setup
 	@mkdir -p $(dir $(BACKUP))
 	$(MANAGE_ENV) $(BIN)/python manage.py dumpdata --natural-foreign --natural-primary \
 		--exclude contenttypes --exclude auth.permission --exclude sessions \
-		--exclude directory.searchterm --exclude people.personsearchdocument \
+		--exclude search.searchterm --exclude people.personsearchdocument \
 		--exclude publications.publicationsearchdocument \
 		--exclude events.eventsearchdocument --exclude search.embedding \
 		--exclude people.similarperson --exclude people.stalesimilarity \

@@ -5,7 +5,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from core import concurrency
-from core.dates import Precision, iso_partial, parse_partial
+from core.dates import Precision
+from core.lib.dates import iso_partial, parse_partial
 
 VERSION_FIELD = "loaded_version"
 
@@ -56,7 +57,7 @@ class VersionedAdminMixin:
 
 
 class PartialDate(NamedTuple):
-    """A date as typed, and how precisely that was (a core.dates.Precision)."""
+    """A date as typed, and how precisely that was (a value of core.dates.Precision)."""
 
     date: datetime.date
     precision: str

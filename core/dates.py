@@ -1,61 +1,19 @@
-"""Dates known to a day, a month or a year, as CVs and home pages state them."""
+"""Dates known to a day, a month or a year, as CVs and home pages state them.
 
-import datetime
+The model side: the precision as choices and the abstract `DateRange`; the date
+maths is `core.lib.dates`.
+"""
 
 from django.db import models
 
+from core.lib import dates as partial
+from core.lib.dates import format_partial
+
 
 class Precision(models.TextChoices):
-    DAY = "day", "Day"
-    MONTH = "month", "Month"
-    YEAR = "year", "Year"
-
-
-def format_partial(value: datetime.date | None, precision: str) -> str:
-    """Render a date no more precisely than it is known."""
-    if value is None:
-        return ""
-    if precision == Precision.YEAR:
-        return f"{value.year}"
-    if precision == Precision.MONTH:
-        return value.strftime("%b %Y")
-    return f"{value.strftime('%b')} {value.day}, {value.year}"
-
-
-def truncate(value: datetime.date, precision: str) -> datetime.date:
-    """Drop the parts of a date that its precision does not know."""
-    if precision == Precision.YEAR:
-        return value.replace(month=1, day=1)
-    if precision == Precision.MONTH:
-        return value.replace(day=1)
-    return value
-
-
-def iso_partial(value: datetime.date | None, precision: str) -> str:
-    """The ISO 8601 form with reduced precision: 2025, 2025-09 or 2025-09-19."""
-    if value is None:
-        return ""
-    if precision == Precision.YEAR:
-        return f"{value.year:04d}"
-    if precision == Precision.MONTH:
-        return f"{value.year:04d}-{value.month:02d}"
-    return value.isoformat()
-
-
-def parse_partial(text: str) -> tuple[datetime.date, str]:
-    """Parse 2025, 2025-09 or 2025-09-19 into a date and its precision."""
-    parts = str(text).strip().split("-")
-    try:
-        numbers = [int(p) for p in parts]
-        if len(numbers) == 1:
-            return datetime.date(numbers[0], 1, 1), Precision.YEAR
-        if len(numbers) == 2:
-            return datetime.date(numbers[0], numbers[1], 1), Precision.MONTH
-        if len(numbers) == 3:
-            return datetime.date(*numbers), Precision.DAY
-    except ValueError:
-        pass
-    raise ValueError(f"not a date of the form YYYY, YYYY-MM or YYYY-MM-DD: {text!r}")
+    DAY = partial.DAY, "Day"
+    MONTH = partial.MONTH, "Month"
+    YEAR = partial.YEAR, "Year"
 
 
 class DateRange(models.Model):

@@ -249,12 +249,3 @@ class Provenance(models.Model):
 
 # Shown read-only in the admin: importers set them, people do not.
 PROVENANCE_FIELDS = ("source", "source_id", "retrieved_at")
-
-
-class SearchTerm(models.Model):
-    """A word that occurs in some document: the vocabulary for "did you mean"."""
-
-    word = models.CharField(max_length=64, unique=True)
-
-    def __str__(self) -> str:
-        return self.word

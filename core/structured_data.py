@@ -12,7 +12,7 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils.html import strip_tags
 
-from core.text import render_markdown
+from core.lib.text import render_markdown
 
 SCHEMA = "https://schema.org"
 

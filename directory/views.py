@@ -12,7 +12,7 @@ from django.views.defaults import server_error as site_server_error
 from django.views.generic import TemplateView
 
 from core.cache import data_version, remember
-from core.charts import TileData, treemap
+from core.lib.charts import TileData, treemap
 from core.models import Topic, TopicClosure
 from core.unavailable import DATABASE_ERRORS, service_unavailable
 from events.filters import EventFilter

@@ -13,9 +13,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 
-from core.dates import Precision, format_partial
+from core.dates import Precision
+from core.lib.dates import format_partial
+from core.lib.text import render_markdown
 from core.structured_data import plain_text
-from core.text import render_markdown
 from events.models import Event
 
 FEED_SIZE = 50

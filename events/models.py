@@ -3,7 +3,8 @@ import datetime
 from django.db import models
 from django.utils import timezone
 
-from core.dates import Precision, format_partial
+from core.dates import Precision
+from core.lib.dates import format_partial
 from core.models import DirectoryQuerySet, ExternalLink, Topic
 from core.paths import slug_path
 from search.models import SearchDocument

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from core.dates import iso_partial
+from core.lib.dates import iso_partial
 from core.structured_data import SCHEMA, Absolute, clean, person_ref, plain_text
 
 

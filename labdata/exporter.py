@@ -5,7 +5,7 @@ from typing import Any
 from django.db import models
 from django.db.models import Prefetch
 
-from core.dates import iso_partial
+from core.lib.dates import iso_partial
 from core.models import Provenance, Topic
 from events.models import Event
 from labdata import writer

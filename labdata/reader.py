@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from core.dates import parse_partial
+from core.lib.dates import parse_partial
 
 SECTIONS = ("topics", "organizations", "venues", "people", "publications", "events")
 

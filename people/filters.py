@@ -1,7 +1,7 @@
 import django_filters
 from django.db.models import QuerySet
 
-from core.identifiers import normalise_orcid
+from core.lib.identifiers import normalise_orcid
 from core.models import Organization, Topic
 from people.models import BY_ROLE, Person, Role
 from people.topics import interested_in

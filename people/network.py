@@ -1,5 +1,5 @@
 """Who wrote with whom: a member's co-authors and the group's co-authorship network,
-laid out for the pictures (core.charts)."""
+laid out for the pictures (core.lib.charts)."""
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -7,7 +7,7 @@ from itertools import combinations
 
 from django.db.models import Count
 
-from core.charts import Network, NodeData, ego_network, force_network
+from core.lib.charts import Network, NodeData, ego_network, force_network
 from core.paths import slug_path
 from people.models import Person
 from publications.models import Authorship, Publication

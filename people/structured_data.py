@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
-from core.identifiers import openalex_url, orcid_url
+from core.lib.identifiers import openalex_url, orcid_url
 from core.structured_data import SCHEMA, Absolute, clean, identified, organization
 
 

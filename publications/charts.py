@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from django.http import QueryDict
 from django.urls import reverse
 
-from core.charts import BarChart, year_bars
+from core.lib.charts import BarChart, year_bars
 from core.models import MAX_YEAR, MIN_YEAR
 from publications.filters import PublicationFilter
 from publications.models import Publication

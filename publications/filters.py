@@ -1,7 +1,7 @@
 import django_filters
 from django.db.models import F
 
-from core.identifiers import normalise_doi
+from core.lib.identifiers import normalise_doi
 from core.models import MAX_YEAR, MIN_YEAR
 from people.models import Person
 from publications.models import Publication, Venue

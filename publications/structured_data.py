@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from core.identifiers import arxiv_url, doi_url, openalex_url
+from core.lib.identifiers import arxiv_url, doi_url, openalex_url
 from core.structured_data import SCHEMA, Absolute, clean, identified, person_ref
 
 

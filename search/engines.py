@@ -22,8 +22,8 @@ from django.db.models.functions import Concat
 from django.utils.html import escape
 
 from core.cache import remember
-from core.models import SearchTerm
 from search.documents import TEXT_FIELDS
+from search.models import SearchTerm
 from search.operations import PG_CONFIG, fts_table
 from search.query import Query, parse
 from search.reasons import explain, once

@@ -15,10 +15,10 @@ from django.db.models.sql import Query
 
 from core.bulk import insert_rows, without_cycle_collection
 from core.cache import invalidate
-from core.models import SearchTerm
 from search import semantic
 from search.documents import TEXT_FIELDS, topic_texts
 from search.engines import PostgresEngine
+from search.models import SearchTerm
 from search.operations import (
     FTS_COLUMNS,
     TRIGGER_SUFFIXES,

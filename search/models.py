@@ -52,3 +52,16 @@ class Embedding(models.Model):
 
     def __str__(self) -> str:
         return f"embedding of {self.kind} {self.record_id}"
+
+
+class SearchTerm(models.Model):
+    """A word that occurs in some document: the vocabulary for "did you mean"."""
+
+    word = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        # The table it had when the shared app (label "directory") held the model.
+        db_table = "directory_searchterm"
+
+    def __str__(self) -> str:
+        return self.word

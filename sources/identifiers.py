@@ -1,6 +1,6 @@
 """Identifiers as the sources print them, in the form we store ("" when unusable)."""
 
-from core.identifiers import (
+from core.lib.identifiers import (
     normalise_arxiv_id,
     normalise_doi,
     normalise_openalex_id,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from core.dates import iso_partial
+from core.lib.dates import iso_partial
 from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink, Role

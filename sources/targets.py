@@ -6,7 +6,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.text import slugify
 
-from core.dates import iso_partial, parse_partial
+from core.lib.dates import iso_partial, parse_partial
 from core.models import Organization, Topic
 from core.slugs import unique_slug
 from core.validation import validation_messages

@@ -77,3 +77,16 @@ def test_an_import_of_another_apps_internals_breaks_the_contract(
     )
     for _, illegal in BREACHES.values():
         assert illegal in result.stdout
+
+
+def test_an_import_of_django_in_core_lib_breaks_its_contract(tree_copy: Path) -> None:
+    charts = tree_copy / "core/lib/charts.py"
+    charts.write_text(charts.read_text() + "\n\nfrom django.utils.html import escape\n")
+    # Through a module of ours that imports Django, too.
+    text = tree_copy / "core/lib/text.py"
+    text.write_text(text.read_text() + "\n\ndef _hidden():\n    import core.models\n")
+    result = lint_imports(tree_copy)
+    assert result.returncode == 1
+    assert "core.lib needs no Django BROKEN" in result.stdout
+    assert "core.lib.charts -> django" in result.stdout
+    assert "core.lib.text -> core.models" in result.stdout

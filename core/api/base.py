@@ -25,10 +25,12 @@ COMMON_PARAMETERS = {"page", "page_size", "format", "facets", "ordering"}
 class ReadWriteViewSet(viewsets.ModelViewSet):
     """Lookups by slug; reads are open, writes need the model permission.
 
-    Writes validate with `write_serializer_class` and answer with the read
-    representation, so a client sees what a later GET will return. A record with
-    `updated_at` is versioned: its ETag names the version, and a write whose
-    If-Match names another one is refused with 412 (see directory/concurrency.py).
+    Lists are filtered, ordered and paged; a detail reads with
+    `detail_serializer_class` and refuses any query parameter but `format`. Writes
+    validate with `write_serializer_class` and answer with the read representation,
+    so a client sees what a later GET will return. A record with `updated_at` is
+    versioned: its ETag names the version, and a write whose If-Match names another
+    one is refused with 412 (see core/concurrency.py).
     """
 
     lookup_field = "slug"

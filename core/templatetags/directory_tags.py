@@ -2,7 +2,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from core.text import render_markdown
+from core.lib.text import render_markdown
 
 register = template.Library()
 

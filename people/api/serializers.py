@@ -9,7 +9,7 @@ from core.api.serializers import (
     SlugRelatedField,
     TopicBriefSerializer,
 )
-from core.dates import iso_partial
+from core.lib.dates import iso_partial
 from core.models import Organization, Topic
 from people.models import (
     Award,

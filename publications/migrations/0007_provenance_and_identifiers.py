@@ -4,7 +4,7 @@ import core.identifiers
 import publications.models
 from django.db import migrations, models
 
-from core.identifiers import normalise_arxiv_id, normalise_doi
+from core.lib.identifiers import normalise_arxiv_id, normalise_doi
 
 
 def _normalised(value, normalise):

@@ -5,9 +5,9 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from core.bulk import insert_rows, large_cache, without_cycle_collection
-from core.models import SearchTerm
 from publications.models import Publication
 from publications.services import BibtexImportError, publication_import_bibtex
+from search.models import SearchTerm
 
 
 def test_cycle_collection_resumes_after_a_failed_import(db):

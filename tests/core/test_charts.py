@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.template.loader import render_to_string
 
-from core.charts import (
+from core.lib.charts import (
     CHAR_WIDTH,
     NodeData,
     TileData,

@@ -1,6 +1,6 @@
 import pytest
 
-from core.identifiers import (
+from core.lib.identifiers import (
     normalise_arxiv_id,
     normalise_doi,
     normalise_openalex_id,

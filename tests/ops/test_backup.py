@@ -199,7 +199,7 @@ def _rows(dump: Path) -> dict[str, list[str]]:
     for record in json.loads(dump.read_text()):
         if record["model"] in DERIVED:
             continue
-        if record["model"] == "directory.searchterm":
+        if record["model"] == "search.searchterm":
             # Rebuilt from scratch: the same words, numbered anew.
             record.pop("pk")
         # A time whose microseconds are under 1,000 is written "…:41.000Z" and

@@ -11,13 +11,13 @@ import pytest
 from django.db import connection
 from django.http import QueryDict
 
-from core.models import SearchTerm
 from events.models import EventSearchDocument
 from people.filters import PersonFilter
 from people.models import Person, PersonSearchDocument
 from publications.filters import PublicationFilter
 from publications.models import Publication, PublicationSearchDocument
 from search.engines import get_engine
+from search.models import SearchTerm
 from search.query import parse
 from tests import factories
 

@@ -75,7 +75,7 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 # Elements no page of the site puts in its own markup (its own pictures are SVG
-# elements of class "chart-svg", drawn by core.charts; any other SVG is a problem).
+# elements of class "chart-svg", drawn by core.lib.charts; any other SVG is a problem).
 FORBIDDEN_TAGS = frozenset(
     {"iframe", "frame", "frameset", "object", "embed", "base", "svg", "math", "style"}
     | {"mglyph", "mtext", "malignmark"}
