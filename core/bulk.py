@@ -47,9 +47,10 @@ def insert_rows(
     meta = model._meta
     named = [meta.get_field(f) for f in fields]
     rest = [
-        f for f in meta.concrete_fields
+        f
+        for f in meta.concrete_fields
         if f not in named and not (f.primary_key and f.get_default() is None)
-    ]  # fmt: skip
+    ]
     # A field not named that has its own pre_save (auto_now) is prepared per row,
     # from its default; the others' defaults are prepared once.
     per_row = [f for f in rest if _has_own_pre_save(f)]

@@ -187,17 +187,31 @@ def _zipf_weights(n: int, s: float = 1.1) -> list[float]:
 
 
 # The tables generate() writes, in the order it writes them.
-GENERATED = [Organization, Venue, Topic, TopicClosure, Person, Person.topics.through,
-             Education, Experience, Publication, Authorship, Publication.topics.through,
-             Event, Event.people.through, Event.topics.through]  # fmt: skip
+GENERATED = [
+    Organization,
+    Venue,
+    Topic,
+    TopicClosure,
+    Person,
+    Person.topics.through,
+    Education,
+    Experience,
+    Publication,
+    Authorship,
+    Publication.topics.through,
+    Event,
+    Event.people.through,
+    Event.topics.through,
+]
 
 
 @transaction.atomic
 def generate(*, people: int, publications: int, events: int, seed: int = 1) -> Counts:
     """Write a whole generated directory in bulk, into an empty database."""
     with _foreign_keys_checked_once([m._meta.db_table for m in GENERATED]):
-        return _generate(people=people, publications=publications, events=events,
-                         seed=seed)  # fmt: skip
+        return _generate(
+            people=people, publications=publications, events=events, seed=seed
+        )
 
 
 @contextlib.contextmanager
@@ -430,20 +444,48 @@ def _publications(
         )
         venue_id = rng.choice(venues).id if rng.random() < 0.9 else None
         papers.append(
-            (n, _title(rng, topic), f"paper-{n}", published, venue_id, status,
-             "conference_paper", summary, now, True, False)
-        )  # fmt: skip
+            (
+                n,
+                _title(rng, topic),
+                f"paper-{n}",
+                published,
+                venue_id,
+                status,
+                "conference_paper",
+                summary,
+                now,
+                True,
+                False,
+            )
+        )
         authorships += authors.rows(n, members, size)
         paper_topics.append((n, topic.id))
         if rng.random() < 0.5:
             extra = topics.one(rng)
             if extra.id != topic.id:
                 paper_topics.append((n, extra.id))
-    pub_fields = ["id", "title", "slug", "year", "venue", "status", "kind", "summary",
-                  "updated_at", "authors_complete", "selected"]  # fmt: skip
+    pub_fields = [
+        "id",
+        "title",
+        "slug",
+        "year",
+        "venue",
+        "status",
+        "kind",
+        "summary",
+        "updated_at",
+        "authors_complete",
+        "selected",
+    ]
     insert_rows(Publication, pub_fields, papers)
-    author_fields = ["publication", "position", "name", "person", "equal_contribution",
-                     "corresponding"]  # fmt: skip
+    author_fields = [
+        "publication",
+        "position",
+        "name",
+        "person",
+        "equal_contribution",
+        "corresponding",
+    ]
     insert_rows(Authorship, author_fields, [(*a, False, False) for a in authorships])
     insert_rows(Publication.topics.through, ["publication", "topic"], paper_topics)
     return len(papers)
@@ -467,13 +509,31 @@ def _events(
         topic = topics.one(rng)
         host = rng.choice(orgs).name if kind in ("talk", "seminar") else ""
         date = start + datetime.timedelta(days=rng.randint(0, span))
-        evs.append((n, kind, f"event-{n}", f"{kind.capitalize()}: {topic.name}", date,
-                    "day", host, now))  # fmt: skip
+        evs.append(
+            (
+                n,
+                kind,
+                f"event-{n}",
+                f"{kind.capitalize()}: {topic.name}",
+                date,
+                "day",
+                host,
+                now,
+            )
+        )
         for person in {rng.randint(1, people) for _ in range(rng.randint(1, 3))}:
             event_people.append((n, person))
         event_topics.append((n, topic.id))
-    event_fields = ["id", "kind", "slug", "title", "date", "date_precision", "host",
-                    "updated_at"]  # fmt: skip
+    event_fields = [
+        "id",
+        "kind",
+        "slug",
+        "title",
+        "date",
+        "date_precision",
+        "host",
+        "updated_at",
+    ]
     insert_rows(Event, event_fields, evs)
     insert_rows(Event.people.through, ["event", "person"], event_people)
     insert_rows(Event.topics.through, ["event", "topic"], event_topics)

@@ -168,9 +168,18 @@ def publication_set_authors(
 # The fields a source's update may change; metrics and ids at the source are
 # refreshed as they come (they are the source's facts, never edited here).
 SOURCE_FIELDS = (
-    "title", "kind", "year", "month", "venue", "doi", "openalex_id", "arxiv_id",
-    "abstract", "authors", "topics",
-)  # fmt: skip
+    "title",
+    "kind",
+    "year",
+    "month",
+    "venue",
+    "doi",
+    "openalex_id",
+    "arxiv_id",
+    "abstract",
+    "authors",
+    "topics",
+)
 
 
 def venue_for(text: str, kind: str, venues: Venues) -> Venue | None:

@@ -78,9 +78,10 @@ def relevant_members(field: str) -> set[str]:
 
 def found(client, find: str, query: str) -> list[str]:
     response = client.get(
-        ENDPOINTS[find], {"q": query, "page_size": DEPTH, "format": "json"},
+        ENDPOINTS[find],
+        {"q": query, "page_size": DEPTH, "format": "json"},
         HTTP_HOST="127.0.0.1",
-    )  # fmt: skip
+    )
     if response.status_code != 200:
         raise SystemExit(f"{find} ?q={query!r}: HTTP {response.status_code}")
     return [row["slug"] for row in response.json()["results"]]
@@ -93,8 +94,10 @@ def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
     recall = len(relevant & set(ranked[:5])) / min(5, len(relevant))
     first = next((i for i, slug in enumerate(ranked, 1) if slug in relevant), None)
     gain = sum(
-        1 / math.log2(i + 1) for i, slug in enumerate(ranked[:DEPTH], 1) if slug in relevant
-    )  # fmt: skip
+        1 / math.log2(i + 1)
+        for i, slug in enumerate(ranked[:DEPTH], 1)
+        if slug in relevant
+    )
     ideal = sum(1 / math.log2(i + 1) for i in range(1, min(len(relevant), DEPTH) + 1))
     return {
         "recall@5": recall,
