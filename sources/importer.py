@@ -2,7 +2,7 @@
 `accept`, else queued as candidates for review. All or nothing per import."""
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
@@ -11,6 +11,7 @@ from django.db import transaction
 from core.dates import iso_partial
 from core.slugs import unique_slug
 from core.validation import validation_messages
+from jobs.registry import Progress
 from people.models import Education, Experience, Person, PersonLink, Role
 from publications.models import Publication
 from publications.services import Venues, fold, publication_refresh_source_facts
@@ -20,8 +21,6 @@ from sources.matching import MemberMatcher, PublicationIndex, QueuedWorks, Topic
 from sources.models import Candidate, Target
 from sources.records import AffiliationRecord, PartialDate, PersonRecord, WorkRecord
 from sources.review import field_diff, propose, remember
-
-Progress = Callable[[int, int, str], None]
 
 
 class ImportProblem(Exception):
