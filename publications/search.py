@@ -20,7 +20,8 @@ from search.documents import (
 from search.reasons import Source, topic_source
 from search.registration import reindex_on, reindex_on_link, searchable
 
-PUBLICATION_FIELDS = (
+# The texts a paper is found by, in the order publication_sources unpacks them.
+TEXT_FIELDS = (
     "pk",
     "title",
     "alternative_title",
@@ -29,10 +30,8 @@ PUBLICATION_FIELDS = (
     "venue__name",
     "venue__short_name",
     "venue_detail",
-    "kind",
-    "doi",
-    "arxiv_id",
 )
+PUBLICATION_FIELDS = (*TEXT_FIELDS, "kind", "doi", "arxiv_id")
 
 
 def publication_documents(
@@ -80,16 +79,7 @@ def publication_sources(ids: list[int]) -> dict[int, list[Source]]:
         publication_id__in=ids
     ).values_list("publication_id", "topic_id", "topic__name"):
         found[pk].append(topic_source(name, texts[topic_id]))
-    rows = Publication.objects.filter(pk__in=ids).values_list(
-        "pk",
-        "title",
-        "alternative_title",
-        "summary",
-        "key_results",
-        "venue__name",
-        "venue__short_name",
-        "venue_detail",
-    )
+    rows = Publication.objects.filter(pk__in=ids).values_list(*TEXT_FIELDS)
     authors = grouped(
         Authorship.objects.filter(publication_id__in=ids)
         .order_by("publication_id", "position")
