@@ -57,8 +57,11 @@ def main() -> None:
     titles = TITLE.findall(path.read_text(encoding="utf-8"))
     reference = subprocess.run(
         [sys.executable, "-c", "import run; print(run.reference_seconds())"],
-        cwd=REFERENCE.parent, capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
+        cwd=REFERENCE.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     print(f"{len(titles):,} titles of tugboat.bib; reference workload {reference} s\n")
     print("| decoder | seconds | titles/s | lose TeX or LaTeX | empty |")
     print("|---|---:|---:|---:|---:|")

@@ -27,10 +27,20 @@ PHASES = {
 
 
 def manage(url: str, *args: str) -> str:
-    env = {**os.environ, "DEBUG": "0", "DATABASE_URL": url,
-           "SECRET_KEY": "bench-only-0123456789abcdefghijklmnopqrstuvwxyz"}  # fmt: skip
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
-                          check=True, capture_output=True, text=True)  # fmt: skip
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "DATABASE_URL": url,
+        "SECRET_KEY": "bench-only-0123456789abcdefghijklmnopqrstuvwxyz",
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return done.stdout
 
 

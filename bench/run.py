@@ -30,9 +30,13 @@ ENV = {
 def manage(url: str, *args: str) -> str:
     env = {**ENV, "DATABASE_URL": url}
     done = subprocess.run(
-        [PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True,
+        [PYTHON, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
         text=True,
-    )  # fmt: skip
+    )
     return done.stdout
 
 
@@ -64,32 +68,50 @@ def ensure(vendor: str, size: str, url: str) -> dict:
                 conn.execute(f'CREATE DATABASE "{url.rsplit("/", 1)[1]}"')
     manage(url, "migrate", "--noinput", "-v0")
     counts = json.loads(
-        manage(url, "shell", "-c", "from people.models import Person; print(Person.objects.count())")
-        .strip().splitlines()[-1] or "0"
-    )  # fmt: skip
+        manage(
+            url,
+            "shell",
+            "-c",
+            "from people.models import Person; print(Person.objects.count())",
+        )
+        .strip()
+        .splitlines()[-1]
+        or "0"
+    )
     if counts:
         return {"generated": False}
     started = time.perf_counter()
     output = manage(url, "generate_lab", "--scale", SIZES[size], "--seed", "1")
-    return {"generated": True, "seconds": round(time.perf_counter() - started, 1),
-            "output": output.strip()}  # fmt: skip
+    return {
+        "generated": True,
+        "seconds": round(time.perf_counter() - started, 1),
+        "output": output.strip(),
+    }
 
 
 def measure(url: str) -> dict:
     env = {**ENV, "DATABASE_URL": url}
     done = subprocess.run(
-        [PYTHON, "bench/measure.py"], cwd=ROOT, env=env, check=True, capture_output=True,
+        [PYTHON, "bench/measure.py"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
         text=True,
-    )  # fmt: skip
+    )
     return json.loads(done.stdout)
 
 
 def run_script(script: str, url: str, **extra: str) -> dict:
     env = {**ENV, "DATABASE_URL": url, **extra}
     done = subprocess.run(
-        [PYTHON, f"bench/{script}"], cwd=ROOT, env=env, check=True,
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [PYTHON, f"bench/{script}"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -99,16 +121,20 @@ def bibtex(vendor: str, urls: dict[str, str]) -> dict:
     bib = ROOT / "var" / "bench" / "10k.bib"
     if not bib.exists():
         manage(
-            urls["tenth"], "shell", "-c",
+            urls["tenth"],
+            "shell",
+            "-c",
             "from publications.export import to_bibtex_list; "
             "from publications.models import Publication; "
             f"open({str(bib)!r}, 'w').write(to_bibtex_list("
             "Publication.objects.with_authors().order_by('pk')))",
-        )  # fmt: skip
+        )
     # Three runs, each into a new empty database; the median run is reported (this
     # shared machine's speed varies from minute to minute) and all three are shown.
-    runs = [run_script("bibtex.py", empty_database(vendor, urls), BIB=str(bib))
-            for _ in range(IMPORT_RUNS)]  # fmt: skip
+    runs = [
+        run_script("bibtex.py", empty_database(vendor, urls), BIB=str(bib))
+        for _ in range(IMPORT_RUNS)
+    ]
     runs.sort(key=lambda run: run["first import"]["seconds"])
     result = runs[len(runs) // 2]
     result["first_import_runs"] = [run["first import"]["seconds"] for run in runs]
@@ -149,7 +175,7 @@ def bibtex_lines(result: dict | None) -> list[str]:
         f"parsing {result['parse_runs']} s); "
         f"re-imported in {again['seconds']} s ({again['unchanged']:,} unchanged, "
         f"{again['created']} created; counts {'unchanged' if again['counts'] == first['counts'] else 'CHANGED'}).",
-    ]  # fmt: skip
+    ]
 
 
 def similar_lines(result: dict | None) -> list[str]:
@@ -173,14 +199,21 @@ def http_lines(result: dict | None) -> list[str]:
     lines.append("| run | requests/s | p50 ms | p90 ms | p99 ms | errors |")
     lines.append("|---|---:|---:|---:|---:|---:|")
     runs = [
-        (f"2 workers, 4 connections: API list `{result['throughput']['paths']['api_list']}`",
-         result["throughput"]["api_list"]),
-        (f"2 workers, 4 connections: faceted page `{result['throughput']['paths']['faceted']}`",
-         result["throughput"]["faceted"]),
-        (f"{result['load']['workers']} workers, {result['load']['users']} users pausing "
-         f"{result['load']['think_ms']} ms, {len(result['load']['paths'])} mixed pages, "
-         f"{result['load']['seconds']:.0f} s", result["load"]),
-    ]  # fmt: skip
+        (
+            f"2 workers, 4 connections: API list `{result['throughput']['paths']['api_list']}`",
+            result["throughput"]["api_list"],
+        ),
+        (
+            f"2 workers, 4 connections: faceted page `{result['throughput']['paths']['faceted']}`",
+            result["throughput"]["faceted"],
+        ),
+        (
+            f"{result['load']['workers']} workers, {result['load']['users']} users pausing "
+            f"{result['load']['think_ms']} ms, {len(result['load']['paths'])} mixed pages, "
+            f"{result['load']['seconds']:.0f} s",
+            result["load"],
+        ),
+    ]
     for name, r in runs:
         errors = sum(r[k] for k in r if k.endswith("errors") or k == "timeouts")
         # Throughput is the median of three runs; all three are shown.
@@ -225,10 +258,13 @@ print(time.perf_counter() - started)
 def reference_seconds() -> float:
     """How fast the machine is just now: a fixed pure-Python workload, best of 3."""
     runs = [
-        float(subprocess.run([PYTHON, "-c", REFERENCE], capture_output=True,
-                             text=True, check=True).stdout)
+        float(
+            subprocess.run(
+                [PYTHON, "-c", REFERENCE], capture_output=True, text=True, check=True
+            ).stdout
+        )
         for _ in range(3)
-    ]  # fmt: skip
+    ]
     return round(min(runs), 2)
 
 

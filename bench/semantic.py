@@ -154,8 +154,10 @@ def main() -> None:
         }
     memory = subprocess.run(
         [sys.executable, __file__, sys.argv[1], "--memory"],
-        check=True, capture_output=True, text=True,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     report["worker RSS MB"] = json.loads(memory.stdout.strip().splitlines()[-1])
     print(json.dumps(report, indent=1))
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -55,10 +55,21 @@ class Server:
             "API_USER_RATE": "100000000/minute",
         }
         self.process = subprocess.Popen(
-            [GUNICORN, "directory.wsgi:application", "--workers", str(workers),
-             "--bind", f"127.0.0.1:{self.port}", "--preload", "--log-level", "warning"],
-            cwd=ROOT, env=env, stderr=log,
-        )  # fmt: skip
+            [
+                GUNICORN,
+                "directory.wsgi:application",
+                "--workers",
+                str(workers),
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--preload",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            stderr=log,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -89,12 +100,28 @@ def wrk(
     server: Server, paths: list[str], seconds: int, connections: int, think: str
 ) -> dict:
     done = subprocess.run(
-        ["wrk", "--threads", "2", "--connections", str(connections),
-         "--duration", f"{seconds}s", "--timeout", "10s", "--latency",
-         "--script", str(ROOT / "bench" / "load.lua"), server.url("/"), "--", *paths],
-        env={**os.environ, "THINK_MS": think}, capture_output=True, text=True,
+        [
+            "wrk",
+            "--threads",
+            "2",
+            "--connections",
+            str(connections),
+            "--duration",
+            f"{seconds}s",
+            "--timeout",
+            "10s",
+            "--latency",
+            "--script",
+            str(ROOT / "bench" / "load.lua"),
+            server.url("/"),
+            "--",
+            *paths,
+        ],
+        env={**os.environ, "THINK_MS": think},
+        capture_output=True,
+        text=True,
         check=True,
-    )  # fmt: skip
+    )
     line = next(x for x in done.stdout.splitlines() if x.startswith("JSON "))
     return json.loads(line[5:])
 
@@ -121,9 +148,11 @@ def outage_load(paths: list[str], workers: int) -> dict:
     redis.Redis(port=REDIS_PORT, db=11).flushdb()
     with FaultProxy(REDIS_PORT) as proxy, tempfile.TemporaryFile("w+") as log:
         server = Server(
-            workers, log=log, LOG_FORMAT="json",
+            workers,
+            log=log,
+            LOG_FORMAT="json",
             CACHE_URL=proxy.url("redis://127.0.0.1:{port}/11"),
-        )  # fmt: skip
+        )
         try:
             wrk(server, paths, 5, 10, "0-0")
             log.truncate(0)
@@ -138,12 +167,16 @@ def outage_load(paths: list[str], workers: int) -> dict:
         lines = [json.loads(x) for x in log if x.startswith("{")]
     requests = [x for x in lines if x["logger"] == "core.requests"]
     phases = {}
-    for name, low, high in (("before", 0, OUTAGE_FROM), ("during", OUTAGE_FROM, OUTAGE_TO),
-                            ("after", OUTAGE_TO, LOAD_SECONDS + 5)):  # fmt: skip
+    for name, low, high in (
+        ("before", 0, OUTAGE_FROM),
+        ("during", OUTAGE_FROM, OUTAGE_TO),
+        ("after", OUTAGE_TO, LOAD_SECONDS + 5),
+    ):
         times = sorted(
-            x["duration_ms"] for x in requests
+            x["duration_ms"]
+            for x in requests
             if low <= datetime.fromisoformat(x["time"]).timestamp() - started < high
-        )  # fmt: skip
+        )
         phases[name] = {
             "requests": len(times),
             "p50_ms": times[len(times) // 2] if times else None,

@@ -59,9 +59,13 @@ def main() -> None:
     Person.objects.filter(slug__startswith="bench-").delete()
     for m in range(20):
         Person.objects.create(
-            given_name="Bench", family_name=f"Member{m}", display_name=f"Bench Member{m}",
-            slug=f"bench-{m}", role="researcher", openalex_id=f"A{7000000 + m}",
-        )  # fmt: skip
+            given_name="Bench",
+            family_name=f"Member{m}",
+            display_name=f"Bench Member{m}",
+            slug=f"bench-{m}",
+            role="researcher",
+            openalex_id=f"A{7000000 + m}",
+        )
     records = works(n)
     queued, report = timed(lambda: import_openalex(records, []))
     queued_again, again = timed(lambda: import_openalex(records, []))

@@ -44,47 +44,57 @@ def insert_rows(
             batch_size=1000,
         )
         return
-    meta = model._meta
-    named = [meta.get_field(f) for f in fields]
-    rest = [
-        f for f in meta.concrete_fields
-        if f not in named and not (f.primary_key and f.get_default() is None)
-    ]  # fmt: skip
-    # A field not named that has its own pre_save (auto_now) is prepared per row,
-    # from its default; the others' defaults are prepared once.
-    per_row = [f for f in rest if _has_own_pre_save(f)]
-    rest = [f for f in rest if f not in per_row]
-    named += per_row
+    named, per_row, rest = _columns(model._meta, fields)
     row_defaults = tuple(f.get_default() for f in per_row)
     defaults = tuple(f.get_db_prep_save(f.get_default(), connection) for f in rest)
-    prepare = _Preparation(model, named)
-    columns = ", ".join(f'"{f.column}"' for f in [*named, *rest])
-    marks = ", ".join(["%s"] * (len(named) + len(rest)))
-    conflict = OnConflict.IGNORE if ignore_conflicts else None
-    ops = connection.ops
-    sql = (
-        f'{ops.insert_statement(on_conflict=conflict)} "{meta.db_table}" ({columns}) '
-        f"VALUES ({marks}) {ops.on_conflict_suffix_sql(named, conflict, [], [])}"
-    ).rstrip()
+    prepare = _Preparation(model, [*named, *per_row])
+
+    def values(row: tuple) -> tuple:
+        return (*prepare((*row, *row_defaults)), *defaults)
+
+    table = model._meta.db_table
+    columns = ", ".join(f'"{f.column}"' for f in [*named, *per_row, *rest])
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # COPY is PostgreSQL's bulk-load path: about twice as fast again.
-            copy_sql = f'COPY "{meta.db_table}" ({columns}) FROM STDIN'
+            copy_sql = f'COPY "{table}" ({columns}) FROM STDIN'
             # The driver's own cursor: its errors become Django's (IntegrityError…)
             # as they do through Django's cursor.
             with connection.wrap_database_errors, cursor.cursor.copy(copy_sql) as copy:
                 for row in rows:
-                    copy.write_row((*prepare((*row, *row_defaults)), *defaults))
+                    copy.write_row(values(row))
             return
         # executemany beat multi-row INSERTs on SQLite.
-        for start in range(0, len(rows), batch):
-            cursor.executemany(
-                sql,
-                [
-                    (*prepare((*row, *row_defaults)), *defaults)
-                    for row in rows[start : start + batch]
-                ],
-            )
+        conflict = OnConflict.IGNORE if ignore_conflicts else None
+        sql = _insert_sql(table, columns, [*named, *per_row, *rest], conflict)
+        for chunk in chunks(rows, batch):
+            cursor.executemany(sql, [values(row) for row in chunk])
+
+
+def _columns(
+    meta: models.options.Options, fields: list[str]
+) -> tuple[list[models.Field], list[models.Field], list[models.Field]]:
+    """The named fields, the unnamed ones prepared per row (their own pre_save, as
+    auto_now has), and the unnamed ones whose default is prepared once."""
+    named = [meta.get_field(f) for f in fields]
+    rest = [
+        f
+        for f in meta.concrete_fields
+        if f not in named and not (f.primary_key and f.get_default() is None)
+    ]
+    per_row = [f for f in rest if _has_own_pre_save(f)]
+    return named, per_row, [f for f in rest if f not in per_row]
+
+
+def _insert_sql(
+    table: str, columns: str, fields: list[models.Field], conflict: OnConflict | None
+) -> str:
+    ops = connection.ops
+    marks = ", ".join(["%s"] * len(fields))
+    return (
+        f'{ops.insert_statement(on_conflict=conflict)} "{table}" ({columns}) '
+        f"VALUES ({marks}) {ops.on_conflict_suffix_sql(fields, conflict, [], [])}"
+    ).rstrip()
 
 
 class _Preparation:

@@ -475,7 +475,7 @@ LOGGING = {
             "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
         },
         "json": {"()": "core.request_log.JsonFormatter"},
-    },  # fmt: skip
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",

@@ -192,10 +192,14 @@ def search_groups(query) -> list[dict]:
     ]
     sources = [
         ("People", "people:list", PersonFilter, Person.objects.for_cards()),
-        ("Publications", "publications:list", PublicationFilter,
-         Publication.objects.with_authors()),
+        (
+            "Publications",
+            "publications:list",
+            PublicationFilter,
+            Publication.objects.with_authors(),
+        ),
         ("News and events", "events:list", EventFilter, Event.objects.for_lists()),
-    ]  # fmt: skip
+    ]
     for label, url_name, filterset_class, queryset in sources:
         results = filterset_class({"q": query.text}, queryset=queryset).qs
         top = list(results[:SEARCH_GROUP_SIZE])

@@ -9,8 +9,13 @@ from search.documents import Document, grouped, id_chunks, join, within
 from search.registration import reindex_on, reindex_on_link, searchable
 
 EVENT_FIELDS = (
-    "pk", "title", "description", "host", "location", "kind",
-)  # fmt: skip
+    "pk",
+    "title",
+    "description",
+    "host",
+    "location",
+    "kind",
+)
 
 
 def event_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Document]:

@@ -13,6 +13,7 @@ from django.db import models
 
 from jobs import runner
 
+# How long work reports how far it has come: progress(done, total, message).
 Progress = Callable[[int, int, str], None]
 
 

@@ -16,6 +16,19 @@ from django.utils.text import slugify
 from core.bulk import insert_rows
 from core.models import Organization, Topic, TopicClosure
 from events.models import Event
+from labdata.vocabulary import (
+    CHINESE,
+    CITIES,
+    JAPANESE,
+    KOREAN,
+    LATIN,
+    NOUNS,
+    ORG_KINDS,
+    ORG_SUFFIXES,
+    ROOT_TOPICS,
+    SUB_WORDS,
+    TITLE_TEMPLATES,
+)
 from people.models import Education, Experience, Person
 from publications.models import Authorship, Publication, Venue
 
@@ -26,153 +39,6 @@ SCALES = {
 }
 FIRST_YEAR, LAST_YEAR = 1990, 2026
 MAX_PAPERS_PER_PERSON = 1_000
-
-# Names in several scripts: (given, family, native given, native family, native order).
-CHINESE = [
-    ("Wei", "Zhang", "伟", "张"),
-    ("Lei", "Wang", "磊", "王"),
-    ("Jing", "Li", "静", "李"),
-    ("Min", "Liu", "敏", "刘"),
-    ("Yang", "Chen", "阳", "陈"),
-    ("Hao", "Zhao", "浩", "赵"),
-    ("Xin", "Huang", "欣", "黄"),
-    ("Yu", "Zhou", "宇", "周"),
-    ("Jie", "Wu", "杰", "吴"),
-    ("Ting", "Xu", "婷", "徐"),
-    ("Chen", "Sun", "晨", "孙"),
-    ("Bo", "Ma", "博", "马"),
-]
-JAPANESE = [
-    ("Haruto", "Sato", "陽翔", "佐藤"),
-    ("Yui", "Suzuki", "結衣", "鈴木"),
-    ("Ren", "Takahashi", "蓮", "高橋"),
-    ("Aoi", "Tanaka", "葵", "田中"),
-    ("Sota", "Watanabe", "蒼太", "渡辺"),
-    ("Hina", "Ito", "陽菜", "伊藤"),
-]
-KOREAN = [
-    ("Minjun", "Kim", "민준", "김"),
-    ("Seoyeon", "Lee", "서연", "이"),
-    ("Jiho", "Park", "지호", "박"),
-    ("Hayoon", "Choi", "하윤", "최"),
-]
-LATIN = [
-    ("Søren", "Jürgensen"),
-    ("Chloé", "Lefèvre"),
-    ("Mateo", "García"),
-    ("Zoë", "Müller"),
-    ("Łukasz", "Nowak"),
-    ("Ana", "Sousa"),
-    ("Oliver", "Smith"),
-    ("Emma", "Johnson"),
-    ("Noah", "Brown"),
-    ("Ava", "Garcia"),
-    ("Liam", "Davis"),
-    ("Sofia", "Rossi"),
-    ("Lucas", "Martin"),
-    ("Mia", "Bernard"),
-    ("Elias", "Novák"),
-    ("Priya", "Sharma"),
-    ("Arjun", "Patel"),
-    ("Ananya", "Iyer"),
-    ("Omar", "Haddad"),
-    ("Leyla", "Yılmaz"),
-    ("Ivan", "Petrov"),
-    ("Dmitri", "Ivanov"),
-    ("Nadia", "Kovács"),
-]
-ROOT_TOPICS = [
-    "Machine learning",
-    "Systems",
-    "Natural language processing",
-    "Computer vision",
-    "Databases",
-    "Security",
-    "Theory",
-    "Robotics",
-    "Human-computer interaction",
-    "Networking",
-    "Programming languages",
-    "Graphics",
-    "Architecture",
-    "Information retrieval",
-    "Bioinformatics",
-    "Quantum computing",
-    "Economics",
-    "Optimization",
-    "Signal processing",
-    "Software engineering",
-]
-SUB_WORDS = [
-    "efficient",
-    "robust",
-    "distributed",
-    "sparse",
-    "federated",
-    "probabilistic",
-    "scalable",
-    "interpretable",
-    "secure",
-    "adaptive",
-    "neural",
-    "approximate",
-    "streaming",
-    "low-rank",
-    "causal",
-    "generative",
-    "multimodal",
-    "quantized",
-]
-NOUNS = [
-    "inference",
-    "training",
-    "retrieval",
-    "attention",
-    "caching",
-    "scheduling",
-    "compression",
-    "search",
-    "verification",
-    "indexing",
-    "routing",
-    "alignment",
-    "kernels",
-    "transactions",
-    "representation learning",
-    "planning",
-    "serving",
-    "benchmarking",
-    "data structures",
-    "compilers",
-]
-TITLE_TEMPLATES = [
-    "{A} {n} for {t}",
-    "Towards {a} {n} in {t}",
-    "{A} and {b} {n} at scale",
-    "Rethinking {n} for {t}",
-    "{A} {n}: a study of {t}",
-    "On the limits of {a} {n}",
-    "{A} {n} with {b} guarantees",
-]
-ORG_KINDS = ["university"] * 6 + ["company"] * 3 + ["lab"]
-ORG_SUFFIXES = ["University", "Institute of Technology", "Labs", "Research"]
-CITIES = [
-    "Boston",
-    "Zürich",
-    "Beijing",
-    "Tokyo",
-    "Seoul",
-    "Sydney",
-    "Toronto",
-    "Paris",
-    "Berlin",
-    "Bangalore",
-    "São Paulo",
-    "Singapore",
-    "London",
-    "Seattle",
-    "Shanghai",
-]
 
 
 @dataclass
@@ -187,17 +53,31 @@ def _zipf_weights(n: int, s: float = 1.1) -> list[float]:
 
 
 # The tables generate() writes, in the order it writes them.
-GENERATED = [Organization, Venue, Topic, TopicClosure, Person, Person.topics.through,
-             Education, Experience, Publication, Authorship, Publication.topics.through,
-             Event, Event.people.through, Event.topics.through]  # fmt: skip
+GENERATED = [
+    Organization,
+    Venue,
+    Topic,
+    TopicClosure,
+    Person,
+    Person.topics.through,
+    Education,
+    Experience,
+    Publication,
+    Authorship,
+    Publication.topics.through,
+    Event,
+    Event.people.through,
+    Event.topics.through,
+]
 
 
 @transaction.atomic
 def generate(*, people: int, publications: int, events: int, seed: int = 1) -> Counts:
     """Write a whole generated directory in bulk, into an empty database."""
     with _foreign_keys_checked_once([m._meta.db_table for m in GENERATED]):
-        return _generate(people=people, publications=publications, events=events,
-                         seed=seed)  # fmt: skip
+        return _generate(
+            people=people, publications=publications, events=events, seed=seed
+        )
 
 
 @contextlib.contextmanager
@@ -420,33 +300,70 @@ def _publications(
     for n in range(1, count + 1):
         members, focus, size = authors.draw()
         topic = rng.choice(focus)
-        published = year.one(rng)
-        status = "published"
-        if published == LAST_YEAR:
-            status = rng.choice(["published", "accepted", "under_review", "preprint"])
-        summary = (
-            f"We study {topic.name.lower()} and report {rng.randint(2, 40)}× "
-            f"gains in {rng.choice(NOUNS)}."
-        )
-        venue_id = rng.choice(venues).id if rng.random() < 0.9 else None
-        papers.append(
-            (n, _title(rng, topic), f"paper-{n}", published, venue_id, status,
-             "conference_paper", summary, now, True, False)
-        )  # fmt: skip
+        papers.append(_paper(rng, n, topic, year.one(rng), venues, now))
         authorships += authors.rows(n, members, size)
         paper_topics.append((n, topic.id))
         if rng.random() < 0.5:
             extra = topics.one(rng)
             if extra.id != topic.id:
                 paper_topics.append((n, extra.id))
-    pub_fields = ["id", "title", "slug", "year", "venue", "status", "kind", "summary",
-                  "updated_at", "authors_complete", "selected"]  # fmt: skip
-    insert_rows(Publication, pub_fields, papers)
-    author_fields = ["publication", "position", "name", "person", "equal_contribution",
-                     "corresponding"]  # fmt: skip
-    insert_rows(Authorship, author_fields, [(*a, False, False) for a in authorships])
+    insert_rows(Publication, PAPER_FIELDS, papers)
+    author_fields = ["publication", "position", "name", "person"]
+    insert_rows(
+        Authorship,
+        [*author_fields, "equal_contribution", "corresponding"],
+        [(*a, False, False) for a in authorships],
+    )
     insert_rows(Publication.topics.through, ["publication", "topic"], paper_topics)
     return len(papers)
+
+
+# A generated paper's columns, in the order _paper gives them.
+PAPER_FIELDS = [
+    "id",
+    "title",
+    "slug",
+    "year",
+    "venue",
+    "status",
+    "kind",
+    "summary",
+    "updated_at",
+    "authors_complete",
+    "selected",
+]
+
+
+def _paper(
+    rng: random.Random,
+    n: int,
+    topic: Topic,
+    published: int,
+    venues: list[Venue],
+    now: datetime.datetime,
+) -> tuple:
+    """Return paper `n`'s row, in the order of PAPER_FIELDS."""
+    status = "published"
+    if published == LAST_YEAR:
+        status = rng.choice(["published", "accepted", "under_review", "preprint"])
+    summary = (
+        f"We study {topic.name.lower()} and report {rng.randint(2, 40)}× "
+        f"gains in {rng.choice(NOUNS)}."
+    )
+    venue_id = rng.choice(venues).id if rng.random() < 0.9 else None
+    return (
+        n,
+        _title(rng, topic),
+        f"paper-{n}",
+        published,
+        venue_id,
+        status,
+        "conference_paper",
+        summary,
+        now,
+        True,
+        False,
+    )
 
 
 def _events(
@@ -467,13 +384,31 @@ def _events(
         topic = topics.one(rng)
         host = rng.choice(orgs).name if kind in ("talk", "seminar") else ""
         date = start + datetime.timedelta(days=rng.randint(0, span))
-        evs.append((n, kind, f"event-{n}", f"{kind.capitalize()}: {topic.name}", date,
-                    "day", host, now))  # fmt: skip
+        evs.append(
+            (
+                n,
+                kind,
+                f"event-{n}",
+                f"{kind.capitalize()}: {topic.name}",
+                date,
+                "day",
+                host,
+                now,
+            )
+        )
         for person in {rng.randint(1, people) for _ in range(rng.randint(1, 3))}:
             event_people.append((n, person))
         event_topics.append((n, topic.id))
-    event_fields = ["id", "kind", "slug", "title", "date", "date_precision", "host",
-                    "updated_at"]  # fmt: skip
+    event_fields = [
+        "id",
+        "kind",
+        "slug",
+        "title",
+        "date",
+        "date_precision",
+        "host",
+        "updated_at",
+    ]
     insert_rows(Event, event_fields, evs)
     insert_rows(Event.people.through, ["event", "person"], event_people)
     insert_rows(Event.topics.through, ["event", "topic"], event_topics)

@@ -59,8 +59,15 @@ class PersonFilter(FacetedFilterSet):
     class Meta:
         model = Person
         fields = [
-            "q", "topic", "role", "organization", "status", "venue", "orcid", "sort",
-        ]  # fmt: skip
+            "q",
+            "topic",
+            "role",
+            "organization",
+            "status",
+            "venue",
+            "orcid",
+            "sort",
+        ]
 
     orders = {"name": ("family_name", "given_name", "pk"), "role": BY_ROLE}
     relevance_then = ("role_order", "family_name", "pk")

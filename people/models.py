@@ -1,3 +1,11 @@
+"""A member and their profile: the person, the profile's sections (education,
+experience, awards, service, teaching, open source, skills, interests), their
+topics, search document and similar members.
+
+Long because an app's records live in its models.py, as Django lays an app out:
+the profile's many small sections read best beside the Person they describe.
+"""
+
 import datetime
 import unicodedata
 

@@ -67,10 +67,12 @@ def coauthor_picture(
     if not papers:
         return None
     everyone = sorted(
-        (NodeData(key, labels[key][0], len(ids), labels[key][1])
-         for key, ids in papers.items()),
+        (
+            NodeData(key, labels[key][0], len(ids), labels[key][1])
+            for key, ids in papers.items()
+        ),
         key=lambda n: (-n.weight, n.label.casefold(), n.key),
-    )  # fmt: skip
+    )
     drawn = everyone[:limit]
     keys = {n.key for n in drawn}
     center = NodeData("self", person.display_name, len(authors), "")
@@ -114,10 +116,12 @@ def group_picture(
         "pk", "slug", "display_name"
     )
     nodes = sorted(
-        (NodeData(f"m{pk}", name, papers[pk], slug_path("people:detail", slug))
-         for pk, slug, name in drawn),
+        (
+            NodeData(f"m{pk}", name, papers[pk], slug_path("people:detail", slug))
+            for pk, slug, name in drawn
+        ),
         key=lambda n: (-n.weight, n.label.casefold(), n.key),
-    )  # fmt: skip
+    )
     ids = list(papers)
     pairs = (
         Authorship.objects.filter(

@@ -36,11 +36,22 @@ OTHER_SECTIONS = (
     (people.Interest, ("title", "description")),
 )
 PERSON_FIELDS = (
-    "pk", "display_name", "given_name", "family_name", "preferred_name",
-    "native_name", "headline", "position_title", "role", "team",
-    "organization__name", "organization__short_name", "bio", "research_summary",
+    "pk",
+    "display_name",
+    "given_name",
+    "family_name",
+    "preferred_name",
+    "native_name",
+    "headline",
+    "position_title",
+    "role",
+    "team",
+    "organization__name",
+    "organization__short_name",
+    "bio",
+    "research_summary",
     "location",
-)  # fmt: skip
+)
 
 
 def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Document]:
@@ -172,17 +183,23 @@ def person_sources(ids: list[int]) -> dict[int, list[Source]]:
     for pk, paper, title, summary in (
         Authorship.objects.filter(**of)
         .order_by("person_id", "-publication__year", "publication__title")
-        .values_list("person_id", "publication_id", "publication__title",
-                     "publication__summary")
-    ):  # fmt: skip
+        .values_list(
+            "person_id", "publication_id", "publication__title", "publication__summary"
+        )
+    ):
         topics = (texts[t] for (t,) in paper_topics.get(paper, ()))
         found[pk].append(Source("paper", title, hidden=join(summary, *topics)))
     for pk, kind, title, host, description in (
         Event.people.through.objects.filter(**of)
         .order_by("person_id", "-event__date")
-        .values_list("person_id", "event__kind", "event__title", "event__host",
-                     "event__description")
-    ):  # fmt: skip
+        .values_list(
+            "person_id",
+            "event__kind",
+            "event__title",
+            "event__host",
+            "event__description",
+        )
+    ):
         label, plural = ("talk", "talks") if kind in Event.TALK_KINDS else ("news",) * 2
         found[pk].append(
             Source(label, title, hidden=join(host, description), plural=plural)

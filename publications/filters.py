@@ -68,9 +68,19 @@ class PublicationFilter(FacetedFilterSet):
     class Meta:
         model = Publication
         fields = [
-            "q", "topic", "year", "year_from", "year_to", "venue", "status", "kind",
-            "author", "selected", "doi", "sort",
-        ]  # fmt: skip
+            "q",
+            "topic",
+            "year",
+            "year_from",
+            "year_to",
+            "venue",
+            "status",
+            "kind",
+            "author",
+            "selected",
+            "doi",
+            "sort",
+        ]
 
     orders = {
         "newest": NEWEST,

@@ -20,10 +20,18 @@ from search.documents import (
 from search.reasons import Source, topic_source
 from search.registration import reindex_on, reindex_on_link, searchable
 
-PUBLICATION_FIELDS = (
-    "pk", "title", "alternative_title", "summary", "key_results", "venue__name",
-    "venue__short_name", "venue_detail", "kind", "doi", "arxiv_id",
-)  # fmt: skip
+# The texts a paper is found by, in the order publication_sources unpacks them.
+TEXT_FIELDS = (
+    "pk",
+    "title",
+    "alternative_title",
+    "summary",
+    "key_results",
+    "venue__name",
+    "venue__short_name",
+    "venue_detail",
+)
+PUBLICATION_FIELDS = (*TEXT_FIELDS, "kind", "doi", "arxiv_id")
 
 
 def publication_documents(
@@ -71,10 +79,7 @@ def publication_sources(ids: list[int]) -> dict[int, list[Source]]:
         publication_id__in=ids
     ).values_list("publication_id", "topic_id", "topic__name"):
         found[pk].append(topic_source(name, texts[topic_id]))
-    rows = Publication.objects.filter(pk__in=ids).values_list(
-        "pk", "title", "alternative_title", "summary", "key_results",
-        "venue__name", "venue__short_name", "venue_detail",
-    )  # fmt: skip
+    rows = Publication.objects.filter(pk__in=ids).values_list(*TEXT_FIELDS)
     authors = grouped(
         Authorship.objects.filter(publication_id__in=ids)
         .order_by("publication_id", "position")
@@ -82,11 +87,13 @@ def publication_sources(ids: list[int]) -> dict[int, list[Source]]:
     )
     for pk, title, alternative, summary, key_results, venue, short, detail in rows:
         found[pk] += [
-            *(Source(label, text, quote=True)
-              for label, text in (("summary", summary), ("key results", key_results))
-              if text),
+            *(
+                Source(label, text, quote=True)
+                for label, text in (("summary", summary), ("key results", key_results))
+                if text
+            ),
             *(Source("author", name) for (name,) in authors.get(pk, ())),
-        ]  # fmt: skip
+        ]
         if venue or detail:
             names = tuple(v for v in (short, detail) if v)
             found[pk].append(Source("venue", venue or detail, also=names))

@@ -168,9 +168,18 @@ def publication_set_authors(
 # The fields a source's update may change; metrics and ids at the source are
 # refreshed as they come (they are the source's facts, never edited here).
 SOURCE_FIELDS = (
-    "title", "kind", "year", "month", "venue", "doi", "openalex_id", "arxiv_id",
-    "abstract", "authors", "topics",
-)  # fmt: skip
+    "title",
+    "kind",
+    "year",
+    "month",
+    "venue",
+    "doi",
+    "openalex_id",
+    "arxiv_id",
+    "abstract",
+    "authors",
+    "topics",
+)
 
 
 def venue_for(text: str, kind: str, venues: Venues) -> Venue | None:
@@ -198,21 +207,7 @@ def publication_from_source(
     now = timezone.now()
     pub = instance
     if pub is None:
-        taken = set(
-            Publication.objects.filter(
-                slug__startswith=slugify(values["title"])[:40]
-            ).values_list("slug", flat=True)
-        )
-        pub = Publication(
-            slug=unique_slug(values["title"], taken, 120),
-            status=Publication.Status.PREPRINT
-            if values["kind"] == Publication.Kind.PREPRINT
-            else Publication.Status.PUBLISHED,
-            authors_complete=values.get("authors_complete", True),
-            source=source,
-            source_id=source_id,
-            retrieved_at=now,
-        )
+        pub = _new_from_source(values, source=source, source_id=source_id, now=now)
         fields = [f for f in SOURCE_FIELDS if values.get(f) not in (None, "", [])]
         fields.append("month")
     for field in fields or []:
@@ -253,6 +248,27 @@ def publication_from_source(
             url=values["oa_url"][:500],
         )
     return pub
+
+
+def _new_from_source(
+    values: dict, *, source: str, source_id: str, now: datetime.datetime
+) -> Publication:
+    """An unsaved publication for a source's work, with a slug no other has."""
+    taken = set(
+        Publication.objects.filter(
+            slug__startswith=slugify(values["title"])[:40]
+        ).values_list("slug", flat=True)
+    )
+    return Publication(
+        slug=unique_slug(values["title"], taken, 120),
+        status=Publication.Status.PREPRINT
+        if values["kind"] == Publication.Kind.PREPRINT
+        else Publication.Status.PUBLISHED,
+        authors_complete=values.get("authors_complete", True),
+        source=source,
+        source_id=source_id,
+        retrieved_at=now,
+    )
 
 
 def publication_refresh_source_facts(*, publication: Publication, values: dict) -> None:

@@ -49,11 +49,19 @@ MARGIN = 0.025
 # the same recall (bench/results/semantic-floor.md).
 DISTINCT = 0.015
 BACKGROUND = (
-    "weather forecast tomorrow", "cooking pasta at home", "car insurance prices",
-    "ancient roman history", "pop music charts", "gardening tips",
-    "stock market news", "holiday travel deals", "football scores",
-    "celebrity gossip", "house prices in London", "how to learn piano",
-)  # fmt: skip
+    "weather forecast tomorrow",
+    "cooking pasta at home",
+    "car insurance prices",
+    "ancient roman history",
+    "pop music charts",
+    "gardening tips",
+    "stock market news",
+    "holiday travel deals",
+    "football scores",
+    "celebrity gossip",
+    "house prices in London",
+    "how to learn piano",
+)
 # Reciprocal rank fusion: score = Σ weight / (RRF_K + rank).
 RRF_K = 60
 KEYWORD_WEIGHT = 1.0

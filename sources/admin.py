@@ -62,9 +62,19 @@ class CandidateAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     actions = ["accept_selected", "reject_selected"]
     fields = [
-        "label", "kind", "target", "person", "source", "source_id", "note",
-        "changes", "status", "created_at", "decided_at", "decided_by",
-    ]  # fmt: skip
+        "label",
+        "kind",
+        "target",
+        "person",
+        "source",
+        "source_id",
+        "note",
+        "changes",
+        "status",
+        "created_at",
+        "decided_at",
+        "decided_by",
+    ]
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:

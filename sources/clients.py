@@ -1,15 +1,13 @@
 """The live APIs: ORCID's public record and OpenAlex's author with their works."""
 
-from collections.abc import Callable
-
 import requests
 from django.conf import settings
 
+from jobs.registry import Progress
 from sources import openalex, orcid
 from sources.http import SourceError, get_json, new_session
 from sources.records import PersonRecord, WorkRecord
 
-Progress = Callable[[int, int, str], None]
 PER_PAGE = 200
 
 

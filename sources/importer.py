@@ -2,7 +2,7 @@
 `accept`, else queued as candidates for review. All or nothing per import."""
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
@@ -11,6 +11,7 @@ from django.db import transaction
 from core.lib.dates import iso_partial
 from core.slugs import unique_slug
 from core.validation import validation_messages
+from jobs.registry import Progress
 from people.models import Education, Experience, Person, PersonLink, Role
 from publications.models import Publication
 from publications.services import Venues, fold, publication_refresh_source_facts
@@ -20,8 +21,6 @@ from sources.matching import MemberMatcher, PublicationIndex, QueuedWorks, Topic
 from sources.models import Candidate, Target
 from sources.records import AffiliationRecord, PartialDate, PersonRecord, WorkRecord
 from sources.review import field_diff, propose, remember
-
-Progress = Callable[[int, int, str], None]
 
 
 class ImportProblem(Exception):
@@ -317,10 +316,16 @@ class Importer:
             pub = Publication.objects.get(pk=similar[0])
             diff = field_diff(Target.PUBLICATION, pub, values, self.source)
             self._queue(
-                Candidate.Kind.DUPLICATE, Target.PUBLICATION, owner, pub,
-                work.source_id, label, values, diff,
+                Candidate.Kind.DUPLICATE,
+                Target.PUBLICATION,
+                owner,
+                pub,
+                work.source_id,
+                label,
+                values,
+                diff,
                 note=f"same title and year as “{pub.title}”, but no shared identifier",
-            )  # fmt: skip
+            )
         elif (queued := self.queued.find(values)) is not None:
             self._merge_queued(queued, values)
         else:
@@ -329,10 +334,14 @@ class Importer:
             )
             if created is not None:
                 self.index.add(
-                    created.pk, created.doi, created.openalex_id,
-                    created.orcid_put_codes, created.arxiv_id, created.title,
+                    created.pk,
+                    created.doi,
+                    created.openalex_id,
+                    created.orcid_put_codes,
+                    created.arxiv_id,
+                    created.title,
                     created.year,
-                )  # fmt: skip
+                )
 
     def _merge_queued(self, candidate: Candidate, values: dict) -> None:
         """Add what this source knows of a work another source proposed."""
@@ -365,9 +374,10 @@ class Importer:
         complete = bool(authors)
         if owner is not None and owner.pk not in {a["person"] for a in authors}:
             loose = [
-                a for a in authors
+                a
+                for a in authors
                 if a["person"] is None and self.members.loosely(a["name"], owner)
-            ]  # fmt: skip
+            ]
             if len(loose) == 1:
                 loose[0]["person"] = owner.pk
             elif not authors:
@@ -409,9 +419,13 @@ class Importer:
     def create(self, target: str, values: dict, person, source_id: str, label: str):
         if self.accept:
             written = targets.write(
-                target, values, person=person, source=self.source,
-                source_id=source_id, venues=self.venues,
-            )  # fmt: skip
+                target,
+                values,
+                person=person,
+                source=self.source,
+                source_id=source_id,
+                venues=self.venues,
+            )
             if target in (Target.PUBLICATION, Target.EDUCATION, Target.EXPERIENCE):
                 remember(target, written, values, self.source)
             self.report.created.append(label)
@@ -431,10 +445,15 @@ class Importer:
             applied = [d["field"] for d in diff if not d["edited"]]
             if applied:
                 targets.write(
-                    target, {**values, **{d["field"]: d["proposed"] for d in diff}},
-                    person=person, obj=obj, fields=applied, source=self.source,
-                    source_id=source_id, venues=self.venues,
-                )  # fmt: skip
+                    target,
+                    {**values, **{d["field"]: d["proposed"] for d in diff}},
+                    person=person,
+                    obj=obj,
+                    fields=applied,
+                    source=self.source,
+                    source_id=source_id,
+                    venues=self.venues,
+                )
                 self.report.updated.append(f"{label}: {', '.join(applied)}")
                 current = None  # written: read again
             # A field edited by hand is never overwritten: it goes to review.
@@ -458,9 +477,17 @@ class Importer:
         self, kind, target, person, obj, source_id, label, values, diff=None, note=""
     ):
         candidate = propose(
-            kind=kind, target=target, person=person, obj=obj, source=self.source,
-            source_id=source_id, label=label, values=values, diff=diff, note=note,
-        )  # fmt: skip
+            kind=kind,
+            target=target,
+            person=person,
+            obj=obj,
+            source=self.source,
+            source_id=source_id,
+            label=label,
+            values=values,
+            diff=diff,
+            note=note,
+        )
         if candidate is None:
             self.report.unchanged += 1
             return

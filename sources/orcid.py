@@ -235,154 +235,171 @@ def record_from_xml(text: str | bytes) -> dict:
         raise ValueError(f"not well-formed XML ({exc})") from None
     if root.tag != _RECORD:
         raise WrongKind(f"not an ORCID record (the root element is {root.tag})")
-
-    def text_of(node, path: str) -> str | None:
-        found = node.find(path, _NS) if node is not None else None
-        return found.text.strip() if found is not None and found.text else None
-
-    def wrapped(node, path: str) -> dict | None:
-        value = text_of(node, path)
-        return {"value": value} if value is not None else None
-
-    def fuzzy(node, path: str) -> dict | None:
-        found = node.find(path, _NS)
-        if found is None:
-            return None
-        return {k: wrapped(found, f"common:{k}") for k in ("year", "month", "day")}
-
-    def put_code(node) -> int | None:
-        return int(node.get("put-code")) if node.get("put-code") else None
-
-    def affiliation(node) -> dict:
-        return {
-            "put-code": put_code(node),
-            "department-name": text_of(node, "common:department-name"),
-            "role-title": text_of(node, "common:role-title"),
-            "start-date": fuzzy(node, "common:start-date"),
-            "end-date": fuzzy(node, "common:end-date"),
-            "organization": {
-                "name": text_of(node, "common:organization/common:name"),
-                "address": {
-                    k: text_of(node, f"common:organization/common:address/common:{k}")
-                    for k in ("city", "region", "country")
-                },
-            },
-        }
-
-    def external_ids(node) -> dict:
-        return {
-            "external-id": [
-                {
-                    k: text_of(e, f"common:{k}")
-                    for k in (
-                        "external-id-type",
-                        "external-id-value",
-                        "external-id-relationship",
-                    )
-                }
-                for e in node.findall("common:external-ids/common:external-id", _NS)
-            ]
-        }
-
-    def work(node) -> dict:
-        return {
-            "put-code": put_code(node),
-            "title": {"title": wrapped(node, "work:title/common:title")},
-            "type": text_of(node, "work:type"),
-            "publication-date": fuzzy(node, "common:publication-date"),
-            "journal-title": wrapped(node, "work:journal-title"),
-            "external-ids": external_ids(node),
-            "contributors": {
-                "contributor": [
-                    {
-                        "credit-name": wrapped(c, "work:credit-name"),
-                        "contributor-orcid": {
-                            "path": text_of(c, "common:contributor-orcid/common:path")
-                        },
-                        "contributor-attributes": {
-                            "contributor-role": text_of(
-                                c, "work:contributor-attributes/work:contributor-role"
-                            )
-                        },
-                    }
-                    for c in node.findall("work:contributors/work:contributor", _NS)
-                ]
-            },
-        }
-
     person = root.find("person:person", _NS)
-    activities = root.find("activities:activities-summary", _NS)
-
-    def groups(section: str, summary: str) -> list[dict]:
-        if activities is None:
-            return []
-        return [
-            {"summaries": [{summary.split(":")[1]: affiliation(s)}]}
-            for s in activities.findall(
-                f"activities:{section}/activities:affiliation-group/{summary}", _NS
-            )
-        ]
-
     return {
         "orcid-identifier": {
-            "path": text_of(root, "common:orcid-identifier/common:path")
+            "path": _xml_text(root, "common:orcid-identifier/common:path")
         },
-        "person": {
-            "name": {
-                k: wrapped(person, f"person:name/personal-details:{k}")
-                for k in ("given-names", "family-name", "credit-name")
-            },
-            "other-names": {
-                "other-name": [
-                    {"content": text_of(o, "other-name:content")}
-                    for o in person.findall(
-                        "other-name:other-names/other-name:other-name", _NS
-                    )
-                ]
-            },
-            "keywords": {
-                "keyword": [
-                    {"content": text_of(k, "keyword:content")}
-                    for k in person.findall("keyword:keywords/keyword:keyword", _NS)
-                ]
-            },
-            "researcher-urls": {
-                "researcher-url": [
-                    {
-                        "url-name": text_of(u, "researcher-url:url-name"),
-                        "url": wrapped(u, "researcher-url:url"),
-                    }
-                    for u in person.findall(
-                        "researcher-url:researcher-urls/researcher-url:researcher-url",
-                        _NS,
-                    )
-                ]
-            },
-        }
-        if person is not None
-        else {},
-        "activities-summary": {
-            "employments": {
-                "affiliation-group": groups(
-                    "employments", "employment:employment-summary"
+        "person": _xml_person(person) if person is not None else {},
+        "activities-summary": _xml_activities(
+            root.find("activities:activities-summary", _NS)
+        ),
+    }
+
+
+def _xml_text(node, path: str) -> str | None:
+    found = node.find(path, _NS) if node is not None else None
+    return found.text.strip() if found is not None and found.text else None
+
+
+def _xml_wrapped(node, path: str) -> dict | None:
+    value = _xml_text(node, path)
+    return {"value": value} if value is not None else None
+
+
+def _xml_date(node, path: str) -> dict | None:
+    found = node.find(path, _NS)
+    if found is None:
+        return None
+    return {k: _xml_wrapped(found, f"common:{k}") for k in ("year", "month", "day")}
+
+
+def _xml_put_code(node) -> int | None:
+    return int(node.get("put-code")) if node.get("put-code") else None
+
+
+def _xml_person(person) -> dict:
+    return {
+        "name": {
+            k: _xml_wrapped(person, f"person:name/personal-details:{k}")
+            for k in ("given-names", "family-name", "credit-name")
+        },
+        "other-names": {
+            "other-name": [
+                {"content": _xml_text(o, "other-name:content")}
+                for o in person.findall(
+                    "other-name:other-names/other-name:other-name", _NS
                 )
+            ]
+        },
+        "keywords": {
+            "keyword": [
+                {"content": _xml_text(k, "keyword:content")}
+                for k in person.findall("keyword:keywords/keyword:keyword", _NS)
+            ]
+        },
+        "researcher-urls": {
+            "researcher-url": [
+                {
+                    "url-name": _xml_text(u, "researcher-url:url-name"),
+                    "url": _xml_wrapped(u, "researcher-url:url"),
+                }
+                for u in person.findall(
+                    "researcher-url:researcher-urls/researcher-url:researcher-url",
+                    _NS,
+                )
+            ]
+        },
+    }
+
+
+def _xml_activities(activities) -> dict:
+    return {
+        "employments": {
+            "affiliation-group": _xml_affiliation_groups(
+                activities, "employments", "employment:employment-summary"
+            )
+        },
+        "educations": {
+            "affiliation-group": _xml_affiliation_groups(
+                activities, "educations", "education:education-summary"
+            )
+        },
+        "works": {
+            "group": [
+                {
+                    "work-summary": [
+                        _xml_work(w) for w in g.findall("work:work-summary", _NS)
+                    ]
+                }
+                for g in activities.findall("activities:works/activities:group", _NS)
+            ]
+            if activities is not None
+            else []
+        },
+    }
+
+
+def _xml_affiliation_groups(activities, section: str, summary: str) -> list[dict]:
+    if activities is None:
+        return []
+    return [
+        {"summaries": [{summary.split(":")[1]: _xml_affiliation(s)}]}
+        for s in activities.findall(
+            f"activities:{section}/activities:affiliation-group/{summary}", _NS
+        )
+    ]
+
+
+def _xml_affiliation(node) -> dict:
+    return {
+        "put-code": _xml_put_code(node),
+        "department-name": _xml_text(node, "common:department-name"),
+        "role-title": _xml_text(node, "common:role-title"),
+        "start-date": _xml_date(node, "common:start-date"),
+        "end-date": _xml_date(node, "common:end-date"),
+        "organization": {
+            "name": _xml_text(node, "common:organization/common:name"),
+            "address": {
+                k: _xml_text(node, f"common:organization/common:address/common:{k}")
+                for k in ("city", "region", "country")
             },
-            "educations": {
-                "affiliation-group": groups("educations", "education:education-summary")
-            },
-            "works": {
-                "group": [
-                    {
-                        "work-summary": [
-                            work(w) for w in g.findall("work:work-summary", _NS)
-                        ]
-                    }
-                    for g in activities.findall(
-                        "activities:works/activities:group", _NS
-                    )
-                ]
-                if activities is not None
-                else []
-            },
+        },
+    }
+
+
+def _xml_work(node) -> dict:
+    return {
+        "put-code": _xml_put_code(node),
+        "title": {"title": _xml_wrapped(node, "work:title/common:title")},
+        "type": _xml_text(node, "work:type"),
+        "publication-date": _xml_date(node, "common:publication-date"),
+        "journal-title": _xml_wrapped(node, "work:journal-title"),
+        "external-ids": _xml_external_ids(node),
+        "contributors": {
+            "contributor": [
+                _xml_contributor(c)
+                for c in node.findall("work:contributors/work:contributor", _NS)
+            ]
+        },
+    }
+
+
+def _xml_external_ids(node) -> dict:
+    return {
+        "external-id": [
+            {
+                k: _xml_text(e, f"common:{k}")
+                for k in (
+                    "external-id-type",
+                    "external-id-value",
+                    "external-id-relationship",
+                )
+            }
+            for e in node.findall("common:external-ids/common:external-id", _NS)
+        ]
+    }
+
+
+def _xml_contributor(node) -> dict:
+    return {
+        "credit-name": _xml_wrapped(node, "work:credit-name"),
+        "contributor-orcid": {
+            "path": _xml_text(node, "common:contributor-orcid/common:path")
+        },
+        "contributor-attributes": {
+            "contributor-role": _xml_text(
+                node, "work:contributor-attributes/work:contributor-role"
+            )
         },
     }

@@ -2,7 +2,7 @@
 
 from typing import TextIO
 
-from sources.importer import Progress
+from jobs.registry import Progress
 
 WIDTH = 30
 

@@ -88,10 +88,18 @@ def propose(
     # source until someone decides); a change is the same when it proposes the same.
     proposal = None if kind == Candidate.Kind.CREATE else diff
     key = json.dumps(
-        [target, kind, person.pk if person else None, obj.pk if obj else None,
-         source, source_id or label, proposal],
-        sort_keys=True, default=str,
-    )  # fmt: skip
+        [
+            target,
+            kind,
+            person.pk if person else None,
+            obj.pk if obj else None,
+            source,
+            source_id or label,
+            proposal,
+        ],
+        sort_keys=True,
+        default=str,
+    )
     fingerprint = hashlib.sha256(key.encode()).hexdigest()
     known = Candidate.objects.filter(fingerprint=fingerprint).first()
     if known is not None:

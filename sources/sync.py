@@ -1,8 +1,8 @@
 """Refresh one member from the sources they are connected to (ORCID, OpenAlex)."""
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from jobs.registry import Progress
 from people.models import Person
 from sources.clients import fetch_openalex_author, fetch_orcid_record
 from sources.http import SourceError, new_session
@@ -13,8 +13,6 @@ from sources.importer import (
     import_orcid_record,
 )
 from sources.targets import WriteError
-
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass

@@ -78,9 +78,10 @@ def relevant_members(field: str) -> set[str]:
 
 def found(client, find: str, query: str) -> list[str]:
     response = client.get(
-        ENDPOINTS[find], {"q": query, "page_size": DEPTH, "format": "json"},
+        ENDPOINTS[find],
+        {"q": query, "page_size": DEPTH, "format": "json"},
         HTTP_HOST="127.0.0.1",
-    )  # fmt: skip
+    )
     if response.status_code != 200:
         raise SystemExit(f"{find} ?q={query!r}: HTTP {response.status_code}")
     return [row["slug"] for row in response.json()["results"]]
@@ -93,8 +94,10 @@ def scores(ranked: list[str], relevant: set[str]) -> dict[str, float]:
     recall = len(relevant & set(ranked[:5])) / min(5, len(relevant))
     first = next((i for i, slug in enumerate(ranked, 1) if slug in relevant), None)
     gain = sum(
-        1 / math.log2(i + 1) for i, slug in enumerate(ranked[:DEPTH], 1) if slug in relevant
-    )  # fmt: skip
+        1 / math.log2(i + 1)
+        for i, slug in enumerate(ranked[:DEPTH], 1)
+        if slug in relevant
+    )
     ideal = sum(1 / math.log2(i + 1) for i in range(1, min(len(relevant), DEPTH) + 1))
     return {
         "recall@5": recall,
@@ -135,6 +138,40 @@ def overlaps(judged: list[dict], relevant: dict[str, set[str]]) -> list[str]:
     return problems
 
 
+def averages(per_kind: dict[str, list[dict]]) -> dict[str, dict]:
+    """Each kind's metrics averaged over its queries, with how many there were."""
+    return {
+        kind: {
+            metric: round(sum(r[metric] for r in results) / len(results), 3)
+            for metric in results[0]
+        }
+        | {"queries": len(results)}
+        for kind, results in per_kind.items()
+    }
+
+
+def report(
+    summary: dict[str, dict], *, mode: str, lab: str, queries: int, problems: list[str]
+) -> None:
+    """Print each kind's figures, then the paraphrases that share words with an
+    answer."""
+    print(f"mode: {mode}, {queries} queries on the {lab} lab")
+    print(f"{'kind':12} {'n':>3} {'Recall@5':>9} {'MRR':>6} {'nDCG@10':>8}")
+    for kind, figures in summary.items():
+        if "results" in figures:
+            print(
+                f"{kind:12} {figures['queries']:3} results per query "
+                f"{figures['results']:.2f}, queries with any {figures['any']:.0%}"
+            )
+            continue
+        print(
+            f"{kind:12} {figures['queries']:3} {figures['recall@5']:9.3f} "
+            f"{figures['mrr']:6.3f} {figures['ndcg@10']:8.3f}"
+        )
+    for problem in problems:
+        print("paraphrase overlap:", problem)
+
+
 def main() -> None:
     verbose = "--verbose" in sys.argv
     lab = sys.argv[sys.argv.index("--lab") + 1] if "--lab" in sys.argv else "demo"
@@ -171,29 +208,8 @@ def main() -> None:
             if verbose:
                 print(f"{item['id']:28} {result['ndcg@10']:.2f}  {ranked[:5]}")
         problems = overlaps(judged, relevant)
-    summary = {
-        kind: {
-            metric: round(sum(r[metric] for r in results) / len(results), 3)
-            for metric in results[0]
-        }
-        | {"queries": len(results)}
-        for kind, results in per_kind.items()
-    }
-    print(f"mode: {mode}, {len(judged)} queries on the {lab} lab")
-    print(f"{'kind':12} {'n':>3} {'Recall@5':>9} {'MRR':>6} {'nDCG@10':>8}")
-    for kind, figures in summary.items():
-        if "results" in figures:
-            print(
-                f"{kind:12} {figures['queries']:3} results per query "
-                f"{figures['results']:.2f}, queries with any {figures['any']:.0%}"
-            )
-            continue
-        print(
-            f"{kind:12} {figures['queries']:3} {figures['recall@5']:9.3f} "
-            f"{figures['mrr']:6.3f} {figures['ndcg@10']:8.3f}"
-        )
-    for problem in problems:
-        print("paraphrase overlap:", problem)
+    summary = averages(per_kind)
+    report(summary, mode=mode, lab=lab, queries=len(judged), problems=problems)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"relevance-{lab}-{mode}.json").write_text(
         json.dumps(

@@ -70,11 +70,9 @@ def year_bars(
     years = list(range(first, last + 1))
     width = max(320, min(640, 44 + 48 * len(years)))
     chosen = set(selected)
-    top = max(counted.values())
-    step = _nice_step(top)
-    ceiling = max(step, math.ceil(top / step) * step)
     left, right, above, below = 36, 8, 10, 24
     plot_w, plot_h = width - left - right, height - above - below
+    ceiling, ticks = _grid(max(counted.values()), above, plot_h)
     slot = plot_w / len(years)
     gap = max(min(2.0, slot * 0.2), slot - 40)  # bars at most 40 wide
     every = max(1, math.ceil(len(years) / 12))  # at most about 12 year labels
@@ -97,14 +95,6 @@ def year_bars(
                 show_label=(last - year) % every == 0,
             )
         )
-    ticks = [
-        (num(above + plot_h - plot_h * v / ceiling), v)
-        for v in range(0, ceiling + 1, step)
-    ]
-    rows = [
-        (str(year), counted[year], url(year) if url else "")
-        for year in sorted(counted, reverse=True)
-    ]
     return BarChart(
         width=width,
         height=height,
@@ -115,8 +105,21 @@ def year_bars(
         first=first,
         last=last,
         peak=max(counted.items(), key=lambda item: (item[1], -item[0])),
-        rows=rows,
+        rows=[
+            (str(year), counted[year], url(year) if url else "")
+            for year in sorted(counted, reverse=True)
+        ],
     )
+
+
+def _grid(top: int, above: float, plot_h: float) -> tuple[int, list[tuple]]:
+    """The value at the top of the plot, and its grid lines as (y, value)."""
+    step = _nice_step(top)
+    ceiling = max(step, math.ceil(top / step) * step)
+    return ceiling, [
+        (num(above + plot_h - plot_h * v / ceiling), v)
+        for v in range(0, ceiling + 1, step)
+    ]
 
 
 def _nice_step(top: int) -> int:
@@ -280,38 +283,7 @@ def force_network(
         for (a, b), w in sorted(links.items())
         if a in index and b in index
     ]
-    top = max((w for _, _, w in edges), default=1)
-    k = math.sqrt(1.0 / n)
-    temperature = 0.1
-    for step in range(iterations):
-        shift = [[0.0, 0.0] for _ in ordered]
-        for i in range(n):
-            xi, yi = pos[i]
-            for j in range(i + 1, n):
-                dx, dy = xi - pos[j][0], yi - pos[j][1]
-                d2 = max(dx * dx + dy * dy, 1e-6)
-                f = k * k / d2
-                shift[i][0] += dx * f
-                shift[i][1] += dy * f
-                shift[j][0] -= dx * f
-                shift[j][1] -= dy * f
-        for i, j, w in edges:
-            dx, dy = pos[i][0] - pos[j][0], pos[i][1] - pos[j][1]
-            d = max(math.hypot(dx, dy), 1e-3)
-            f = d / k * (0.5 + w / top)
-            shift[i][0] -= dx * f
-            shift[i][1] -= dy * f
-            shift[j][0] += dx * f
-            shift[j][1] += dy * f
-        for i in range(n):
-            # Gravity keeps unconnected members from drifting to the edges.
-            sx = shift[i][0] - (pos[i][0] - 0.5) * 0.5
-            sy = shift[i][1] - (pos[i][1] - 0.5) * 0.5
-            length = max(math.hypot(sx, sy), 1e-9)
-            move = min(length, temperature)
-            pos[i][0] += sx / length * move
-            pos[i][1] += sy / length * move
-        temperature = 0.1 * (1 - (step + 1) / iterations) + 0.002
+    _relax(pos, edges, iterations)
     spread = max(
         max(p[0] for p in pos) - min(p[0] for p in pos),
         max(p[1] for p in pos) - min(p[1] for p in pos),
@@ -339,6 +311,46 @@ def force_network(
         r = _radius(data.weight, top_weight)
         drawn.append(_node(data, x, y, r, None, False))
     return Network(width, height, drawn, _edges(links, at))
+
+
+def _relax(
+    pos: list[list[float]], edges: list[tuple[int, int, int]], iterations: int
+) -> None:
+    """Move `pos` by Fruchterman–Reingold: every pair repels, links attract (the
+    stronger the closer), and the steps cool down."""
+    n = len(pos)
+    top = max((w for _, _, w in edges), default=1)
+    k = math.sqrt(1.0 / n)
+    temperature = 0.1
+    for step in range(iterations):
+        shift = [[0.0, 0.0] for _ in pos]
+        for i in range(n):
+            xi, yi = pos[i]
+            for j in range(i + 1, n):
+                dx, dy = xi - pos[j][0], yi - pos[j][1]
+                d2 = max(dx * dx + dy * dy, 1e-6)
+                f = k * k / d2
+                shift[i][0] += dx * f
+                shift[i][1] += dy * f
+                shift[j][0] -= dx * f
+                shift[j][1] -= dy * f
+        for i, j, w in edges:
+            dx, dy = pos[i][0] - pos[j][0], pos[i][1] - pos[j][1]
+            d = max(math.hypot(dx, dy), 1e-3)
+            f = d / k * (0.5 + w / top)
+            shift[i][0] -= dx * f
+            shift[i][1] -= dy * f
+            shift[j][0] += dx * f
+            shift[j][1] += dy * f
+        for i in range(n):
+            # Gravity keeps unconnected members from drifting to the edges.
+            sx = shift[i][0] - (pos[i][0] - 0.5) * 0.5
+            sy = shift[i][1] - (pos[i][1] - 0.5) * 0.5
+            length = max(math.hypot(sx, sy), 1e-9)
+            move = min(length, temperature)
+            pos[i][0] += sx / length * move
+            pos[i][1] += sy / length * move
+        temperature = 0.1 * (1 - (step + 1) / iterations) + 0.002
 
 
 def _keep_apart(pos: list[list[float]], gap: float, rounds: int = 50) -> None:

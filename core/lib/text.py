@@ -4,9 +4,26 @@ import markdown
 import nh3
 
 ALLOWED_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "code", "em", "h3", "h4", "hr", "i", "li",
-    "ol", "p", "pre", "strong", "sub", "sup", "ul",
-}  # fmt: skip
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "em",
+    "h3",
+    "h4",
+    "hr",
+    "i",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "strong",
+    "sub",
+    "sup",
+    "ul",
+}
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 

@@ -78,9 +78,18 @@ class RecordIndex:
         """Index every publication in the database."""
         index = cls()
         for row in Publication.objects.values(
-            "pk", "title", "year", "venue_id", "volume", "number", "pages", "doi",
-            "arxiv_id", "source_file", "citation_key",
-        ):  # fmt: skip
+            "pk",
+            "title",
+            "year",
+            "venue_id",
+            "volume",
+            "number",
+            "pages",
+            "doi",
+            "arxiv_id",
+            "source_file",
+            "citation_key",
+        ):
             key = row.pop("citation_key")
             row["venue_label"] = venue_labels.get(row["venue_id"], ("", ""))
             index.add(Target(**row), key)

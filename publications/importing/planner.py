@@ -36,9 +36,20 @@ _NAME_LENGTH = Authorship._meta.get_field("name").max_length
 # The fields an entry gives, validated; what the import settles itself (slug, venue,
 # kind, status from its own choices, provenance) or never sets keeps its default.
 _ENTRY_FIELDS = {
-    "title", "year", "month", "venue_detail", "doi", "arxiv_id", "pages", "volume",
-    "number", "bibtex", "citation_key", "source_file", "source_id",
-}  # fmt: skip
+    "title",
+    "year",
+    "month",
+    "venue_detail",
+    "doi",
+    "arxiv_id",
+    "pages",
+    "volume",
+    "number",
+    "bibtex",
+    "citation_key",
+    "source_file",
+    "source_id",
+}
 _NOT_VALIDATED = [
     f.name for f in Publication._meta.get_fields() if f.name not in _ENTRY_FIELDS
 ]
@@ -223,9 +234,16 @@ class Planner:
             for row in (
                 Authorship.objects.filter(publication_id__in=chunk)
                 .order_by("publication_id", "position")
-                .values("id", "publication_id", "name", "family_name", "person_id",
-                        "equal_contribution", "corresponding")
-            ):  # fmt: skip
+                .values(
+                    "id",
+                    "publication_id",
+                    "name",
+                    "family_name",
+                    "person_id",
+                    "equal_contribution",
+                    "corresponding",
+                )
+            ):
                 self.current_authors[row["publication_id"]].append(row)
             for pk, url in PublicationLink.objects.filter(
                 publication_id__in=chunk
@@ -234,9 +252,10 @@ class Planner:
         # An entry that is just this site's export of a hand-kept record carries
         # nothing new: it must not be kept as the record's source BibTeX.
         exported = [
-            pk for pk, row in self.rows.items()
+            pk
+            for pk, row in self.rows.items()
             if not row["bibtex"] and row["source_file"] != self.source
-        ]  # fmt: skip
+        ]
         self.exports = {
             p.pk: to_bibtex(p).strip()
             for chunk in chunks(exported, ID_CHUNK)

@@ -73,9 +73,16 @@ def test_narrow_mobile_viewport_has_no_horizontal_scroll(page, lab, path):
 
 @pytest.mark.parametrize(
     "path",
-    ["/", "/people/", "/people/jingwei-zuo/", "/publications/?q=attention",
-     "/publications/duoattention/", "/events/", "/search/?q=quantization"],
-)  # fmt: skip
+    [
+        "/",
+        "/people/",
+        "/people/jingwei-zuo/",
+        "/publications/?q=attention",
+        "/publications/duoattention/",
+        "/events/",
+        "/search/?q=quantization",
+    ],
+)
 def test_no_serious_accessibility_violations(page, lab, path):
     page.goto(path)
     page.add_script_tag(path=str(AXE))

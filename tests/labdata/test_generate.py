@@ -119,10 +119,17 @@ def test_outside_a_transaction_each_kind_is_indexed_by_its_own_thread(client):
 
 # Columns added after the digests below were taken, at their defaults.
 ADDED_SINCE = {
-    "needs_review", "orcid", "openalex_id", "source", "source_id", "abstract",
-    "orcid_put_codes", "cited_by_count", "counts_by_year",
+    "needs_review",
+    "orcid",
+    "openalex_id",
+    "source",
+    "source_id",
+    "abstract",
+    "orcid_put_codes",
+    "cited_by_count",
+    "counts_by_year",
     "cite_key",  # made after the generator writes, by publications.keys
-}  # fmt: skip
+}
 # Columns added after the digests were pinned: the generator leaves them at these
 # defaults (checked below), and the digests cover the columns the pin knew.
 ADDED_SINCE_PIN = {

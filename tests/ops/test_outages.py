@@ -76,16 +76,30 @@ def site(tmp_path_factory):
     }
     direct = {**env, "DATABASE_URL": server._replace(path=f"/{database}").geturl()}
     for command in (["migrate", "-v0"], ["load_demo"]):
-        subprocess.run([sys.executable, "manage.py", *command], cwd=BASE_DIR,
-                       env=direct, check=True, capture_output=True)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=BASE_DIR,
+            env=direct,
+            check=True,
+            capture_output=True,
+        )
     port = free_port()
     log = (tmp / "server.log").open("w")
     process = subprocess.Popen(
-        [GUNICORN, "directory.wsgi:application", "--workers", "2",
-         "--bind", f"127.0.0.1:{port}"],
-        cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            GUNICORN,
+            "directory.wsgi:application",
+            "--workers",
+            "2",
+            "--bind",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
         start_new_session=True,
-    )  # fmt: skip
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

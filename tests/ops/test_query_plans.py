@@ -40,9 +40,11 @@ def lab():
     member.topics.add(kv)
     for year in (2023, 2024, 2025):
         paper = factories.publication(
-            title=f"Quantized KV caches {year}", year=year, venue=venue,
+            title=f"Quantized KV caches {year}",
+            year=year,
+            venue=venue,
             authors=[member, "A. Outsider"],
-        )  # fmt: skip
+        )
         paper.topics.add(kv)
 
 
@@ -60,13 +62,21 @@ def test_full_text_search_uses_the_gin_index(lab):
 @pytest.mark.parametrize(
     ("filterset", "model", "params", "facets"),
     [
-        (PublicationFilter, Publication, "year=2024&venue=mlsys",
-         ["year", "venue", "topic", "status", "author"]),
-        (PublicationFilter, Publication, "q=quantized&topic=kv-cache-quantization",
-         ["year", "venue", "topic"]),
+        (
+            PublicationFilter,
+            Publication,
+            "year=2024&venue=mlsys",
+            ["year", "venue", "topic", "status", "author"],
+        ),
+        (
+            PublicationFilter,
+            Publication,
+            "q=quantized&topic=kv-cache-quantization",
+            ["year", "venue", "topic"],
+        ),
         (PersonFilter, Person, "q=quantization&role=phd_student", ["topic", "role"]),
     ],
-)  # fmt: skip
+)
 def test_facet_counts_read_indexes_only(lab, filterset, model, params, facets):
     data = QueryDict(params)
     union = filterset(data, queryset=model.objects.all()).facet_query(facets)

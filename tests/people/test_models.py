@@ -83,9 +83,16 @@ def test_initials_stand_in_for_a_missing_photo():
 
 @pytest.mark.parametrize(
     ("native", "lang"),
-    [("祝磊", "zh"), ("左京伟", "zh"), ("やまだ たろう", "ja"), ("山田 タロウ", "ja"),
-     ("김민준", "ko"), ("Müller", ""), ("", "")],
-)  # fmt: skip
+    [
+        ("祝磊", "zh"),
+        ("左京伟", "zh"),
+        ("やまだ たろう", "ja"),
+        ("山田 タロウ", "ja"),
+        ("김민준", "ko"),
+        ("Müller", ""),
+        ("", ""),
+    ],
+)
 def test_a_native_names_language_follows_its_script(native, lang):
     assert Person(native_name=native).native_name_lang == lang
 

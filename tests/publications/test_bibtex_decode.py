@@ -32,7 +32,7 @@ REAL_WORDS = [
     r"\acro{TUG}\,'97", r"{\LaTeX2\acro{HTML}}", r"\acro{U.K.\,TUG},",
     r"{\MF}--{\acro{EPS}}", r"Stra{\ss}e", r"\v{S}koda", r"\c c", r"Erd\H{o}s",
     r"{\AA}ngstr{\"o}m", r"Wo{\l}odymyr", r"{\ae}ther", r"50\%", r"\$5",
-]  # fmt: skip
+]  # fmt: skip  # a table: one word per cell
 
 
 @pytest.mark.parametrize("word", REAL_WORDS)
@@ -42,9 +42,18 @@ def test_real_words_are_read_quickly_and_as_pylatexenc_reads_them(word):
 
 @pytest.mark.parametrize(
     "word",
-    [r"$\Omega$", r"\nth{4}", r"\hbox to 3in{x}", r"Dezs\H", r"\\", r"\cite{key}",
-     r"{\noopsort{b}}Sorting", r"\textbf{bold}", r"\'{}"],
-)  # fmt: skip
+    [
+        r"$\Omega$",
+        r"\nth{4}",
+        r"\hbox to 3in{x}",
+        r"Dezs\H",
+        r"\\",
+        r"\cite{key}",
+        r"{\noopsort{b}}Sorting",
+        r"\textbf{bold}",
+        r"\'{}",
+    ],
+)
 def test_what_the_tables_do_not_know_goes_to_pylatexenc(word):
     assert bibtex._simple_tex(word) is None
     assert bibtex._decode_word(word) == reference(
@@ -59,7 +68,7 @@ PIECES = [
     r"\&", r"\_", r"\%", r"\$", r"\{", r"\}", r"\ ", r"\/", r"\,", r"\-", "\\\n",
     "{", "}", "{}", " ", "  ", "\n", "e", "i", "S", "ab", "82", "-", "--", "---",
     "``", "''", "'", "~", ":", ",", ".", "/", "(", ")",
-]  # fmt: skip
+]  # fmt: skip  # a table: one TeX piece per cell
 
 
 def balanced(word: str) -> bool:

@@ -31,7 +31,7 @@ CSL_ITEM = {
                 "thesis",
                 "document",
             ]
-        },  # fmt: skip
+        },
         "title": {"type": "string"},
         "citation-key": {"type": "string"},
         "author": {
@@ -78,7 +78,7 @@ CSL_ITEM = {
                 "number",
                 "status",
             )
-        },  # fmt: skip
+        },
     },
     "additionalProperties": False,
 }

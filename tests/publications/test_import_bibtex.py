@@ -808,7 +808,7 @@ def test_command_draws_a_progress_bar_on_a_terminal(db):
         (r"{\bf Bold words} and \c c", "Bold words and ç"),
         (r"{{A} and {B}}", "A and B"),
     ],
-)  # fmt: skip
+)
 def test_tex_logos_and_commands_become_text_and_no_word_is_lost(tex, text):
     assert decode_latex(tex) == text
 
@@ -828,8 +828,10 @@ def test_every_entry_of_a_real_latex_heavy_file_imports_and_keeps_its_words(db):
     assert list(flagged.values_list("citation_key", flat=True)) == [
         "program:TB24-3-306"
     ]
-    assert any("program:TB24-3-306: no title; its journal stands in" in w
-               for w in report.warnings)  # fmt: skip
+    assert any(
+        "program:TB24-3-306: no title; its journal stands in" in w
+        for w in report.warnings
+    )
 
 
 def test_entries_without_a_year_or_title_import_as_bibtex_accepts_them(db):

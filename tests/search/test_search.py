@@ -46,8 +46,12 @@ def _publications(client, **params) -> list[str]:
 
 def test_parse_keeps_words_only():
     assert parse('KV-cache "quantization" NEAR(x) *').terms == (
-        "kv", "cache", "quantization", "near", "x",
-    )  # fmt: skip
+        "kv",
+        "cache",
+        "quantization",
+        "near",
+        "x",
+    )
     assert parse("\x00").terms == ()
     assert len(parse("word " * 1000).terms) == 12
 
@@ -249,8 +253,10 @@ def test_many_new_documents_are_indexed_at_once_and_later_edits_still_are(
     )
     publication_import_bibtex(text=bib, source="z.bib")
     assert sorted(_publications(client, q="zymotic")) == [
-        "zymotic-kinetics-0", "zymotic-kinetics-1", "zymotic-kinetics-2"
-    ]  # fmt: skip
+        "zymotic-kinetics-0",
+        "zymotic-kinetics-1",
+        "zymotic-kinetics-2",
+    ]
     assert _fts_problems(PublicationSearchDocument) == []
     # One new document takes the trigger, which is back.
     factories.publication(title="Zymotic rates", slug="zymotic-rates")

@@ -76,14 +76,14 @@ PARAMETERS = [
     "facets", "selected", "organization",
     # Read by the sitemap, the schema view, the Swagger page and the admin's login.
     "p", "lang", "version", "script", "next",
-]  # fmt: skip
+]  # fmt: skip  # a table: one parameter per cell
 UNKNOWN = "nope"
 VALUES = [
     "", " ", "-1", "0", "1.5", "99999999999999999999", "1e309", "NaN",
     "' OR 1=1 --", '"; DROP TABLE x;--', "<script>alert(1)</script>", "%00", "\x00",
     "../../etc/passwd", "a" * 5000, "9" * 5000, "🙂", "\ud800", "ǅ̈\u202e",
     '{"a":1}', "null", "true", ",,,", "_", "*",
-]  # fmt: skip
+]  # fmt: skip  # a table: one hostile value per cell
 # Values that mean something to one parameter, tried on it besides the others.
 MEANINGFUL = {
     "format": ["xml", "bibtex", "csl", "api", "json", "ris", "../../"],

@@ -475,9 +475,21 @@ def test_each_payload_stays_data_in_feeds_calendars_cards_and_the_api(
     assert [_squash(v) for v in values["FN"]] == [_squash(person.display_name)]
     assert values["URL"] == ["http://testserver/people/mallory/", HOSTILE_URL]
     assert set(values) <= {
-        "BEGIN", "END", "VERSION", "PRODID", "KIND", "FN", "N", "NICKNAME", "ORG",
-        "TITLE", "EMAIL", "URL", "NOTE", "REV",
-    }  # fmt: skip
+        "BEGIN",
+        "END",
+        "VERSION",
+        "PRODID",
+        "KIND",
+        "FN",
+        "N",
+        "NICKNAME",
+        "ORG",
+        "TITLE",
+        "EMAIL",
+        "URL",
+        "NOTE",
+        "REV",
+    }
 
     # The API hands the raw text over as JSON strings; escaping is the client's job.
     for url, key, value in [
