@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from publications.bibtex import decode_bytes, decode_latex, parse_bibtex
+from publications.bibtex.parser import decode_bytes, parse_bibtex
+from publications.bibtex.tex import decode_latex
 from publications.models import (
     Authorship,
     Publication,
