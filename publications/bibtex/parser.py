@@ -12,7 +12,6 @@ import functools
 import re
 
 import bibtexparser
-from bibtexparser import middlewares
 from bibtexparser.exceptions import BlockAbortedException
 from bibtexparser.library import Library
 from bibtexparser.middlewares.middleware import LibraryMiddleware
@@ -46,6 +45,7 @@ _TEXT_FIELDS = {
     "month", "volume", "number", "issue", "pages", "archiveprefix", "eprinttype",
 }  # fmt: skip
 _VALUE_MARKS = re.compile(r'(?<!\\)[{}"#]')
+_DELIMITERS = re.compile(r'(?<!\\)[{}"]')
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _ENTRY_HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s{}()]*)")
 
@@ -225,7 +225,7 @@ class _Resolve(LibraryMiddleware):
             if value[:1] in ("{", '"') and "#" not in value:
                 # The common case, one literal: bibtexparser's own reading of its
                 # braces or quotes.
-                f.value, _ = _strip_enclosing(value)
+                f.value = _strip_enclosing(value)
                 continue
             if value not in expressions:
                 text, used, unknown = _evaluate(value, macros)
@@ -264,7 +264,31 @@ class _Resolve(LibraryMiddleware):
         done.add(key)
 
 
-_strip_enclosing = middlewares.RemoveEnclosingMiddleware._strip_enclosing
+def _strip_enclosing(value: str) -> str:
+    """A literal's text: without the braces or quotes that enclose all of it."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] + value[-1] in ("{}", '""') and _encloses(value):
+        return value[1:-1]
+    return value
+
+
+def _encloses(value: str) -> bool:
+    """Whether the brace or quote that opens a value is the one that ends it
+    (`{a} {b}` opens and ends with braces of two pairs); escaped ones do not count."""
+    braced, depth = value[0] == "{", 0
+    for mark in _DELIMITERS.finditer(value, 1, len(value) - 1):
+        char = mark.group()
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0 and braced:
+                return False  # the opening brace closed before the end
+            depth = max(depth, 0)
+        elif not braced and depth == 0:
+            return False  # a quote outside braces ends the quoted text early
+    # Braces also need the last one to close the first: unescaped, at depth zero.
+    return not braced or (depth == 0 and value[-2] != "\\")
 
 
 def _evaluate(value: str, macros: dict[str, str]) -> tuple[str, set[str], list[str]]:
