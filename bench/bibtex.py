@@ -23,8 +23,8 @@ import django  # noqa: E402
 
 django.setup()
 
-from publications import bibtex  # noqa: E402
-from publications.bibtex import parse_bibtex  # noqa: E402
+from publications.bibtex import parser, tex  # noqa: E402
+from publications.bibtex.parser import parse_bibtex  # noqa: E402
 from publications.models import Authorship, Publication, Venue  # noqa: E402
 from publications.services import (  # noqa: E402
     BibtexImportError,
@@ -69,9 +69,9 @@ def main() -> None:
     parse_seconds = time.perf_counter() - started
     # The first import must decode the file's TeX itself, as an import of a new
     # file does, not find it in the caches that the parse above filled.
-    bibtex.decode_latex.cache_clear()
-    bibtex._name.cache_clear()
-    bibtex._decode_word.cache_clear()
+    tex.decode_latex.cache_clear()
+    parser._name.cache_clear()
+    tex._decode_word.cache_clear()
     runs = {}
     for run in ("first import", "re-import"):
         started = time.perf_counter()

@@ -1,6 +1,6 @@
 """TeX to text on the 2,720 titles of tugboat.bib: bibtexparser 2's own decoding
-middleware, pylatexenc as it comes, and publications.bibtex.decode_latex (pylatexenc
-with a table of TeX's logos, reading only the words that hold TeX). Prints a
+middleware, pylatexenc as it comes, and publications.bibtex.tex.decode_latex
+(pylatexenc with a table of TeX's logos, reading only the words that hold TeX). Prints a
 Markdown table: time, and titles that lose the TeX or LaTeX logo or all their text.
 Run after bench/real_bibtex.py has fetched the file.
 """
@@ -19,7 +19,7 @@ from bibtexparser.middlewares import LatexDecodingMiddleware  # noqa: E402
 from bibtexparser.model import Entry, Field  # noqa: E402
 from pylatexenc.latex2text import LatexNodes2Text  # noqa: E402
 
-from publications import bibtex  # noqa: E402
+from publications.bibtex import tex  # noqa: E402
 
 TITLE = re.compile(r'^\s*title\s*=\s*"(.*?)",\s*$', re.M | re.S)
 REFERENCE = ROOT / "bench" / "run.py"
@@ -41,9 +41,9 @@ def pylatexenc(values: list[str]) -> list[str]:
 
 
 def ours(values: list[str]) -> list[str]:
-    bibtex.decode_latex.cache_clear()
-    bibtex._decode_word.cache_clear()
-    return [bibtex.decode_latex(v) for v in values]
+    tex.decode_latex.cache_clear()
+    tex._decode_word.cache_clear()
+    return [tex.decode_latex(v) for v in values]
 
 
 def logo_lost(source: str, text: str) -> bool:
@@ -68,7 +68,7 @@ def main() -> None:
     for name, decode in (
         ("bibtexparser 2 LatexDecodingMiddleware", middleware),
         ("pylatexenc LatexNodes2Text()", pylatexenc),
-        ("publications.bibtex.decode_latex (cold caches)", ours),
+        ("publications.bibtex.tex.decode_latex (cold caches)", ours),
     ):
         started = time.perf_counter()
         texts = decode(titles)

@@ -13,7 +13,6 @@ from django.utils import timezone
 from core.admin_mixins import VersionedAdminMixin
 from core.models import PROVENANCE_FIELDS
 from people.models import Person
-from publications.bibtex import decode_bytes
 from publications.models import (
     Authorship,
     Publication,
@@ -305,6 +304,9 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
 
     def import_bibtex_view(self, request: HttpRequest) -> HttpResponse:
         """Upload a .bib file, preview what it changes, then confirm the import."""
+        # Imported here: the parser brings pylatexenc, which only imports need.
+        from publications.bibtex.parser import decode_bytes
+
         if not self.can_import(request):
             raise PermissionDenied
         if request.method == "POST" and "token" in request.POST:

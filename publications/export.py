@@ -9,12 +9,9 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
-from publications.bibtex import (
-    citation_key,
-    name_parts,
-    paper_url,
-    to_bibtex,
-)
+from publications.bibtex.names import name_parts
+from publications.bibtex.writer import paper_url, to_bibtex
+from publications.keys import key_for
 from publications.models import Publication
 
 CSL_TYPES = {
@@ -61,11 +58,11 @@ def _csl_pages(pages: str) -> str:
 def to_csl(publication: Publication) -> dict:
     """One publication as a CSL-JSON item."""
     item: dict = {
-        "id": citation_key(publication),
+        "id": key_for(publication),
         "type": CSL_TYPES.get(publication.kind, "document"),
         "title": publication.title,
         "author": [_csl_name(a) for a in publication.ordered_authors],
-        "citation-key": citation_key(publication),
+        "citation-key": key_for(publication),
     }
     # No "issued" for an undated work: CSL styles print it as "n.d.".
     if publication.year is not None:
@@ -157,7 +154,7 @@ def _ris_line(tag: str, value: str) -> str:
 
 def _ris_record(publication: Publication) -> list[str]:
     lines = [_ris_line("TY", RIS_TYPES.get(publication.kind, "GEN"))]
-    lines.append(_ris_line("ID", citation_key(publication)))
+    lines.append(_ris_line("ID", key_for(publication)))
     lines.append(_ris_line("TI", publication.title))
     for authorship in publication.ordered_authors:
         given, family, suffix = name_parts(authorship.name, authorship.family_name)

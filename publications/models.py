@@ -14,7 +14,6 @@ from core.models import (
     year_validators,
 )
 from core.paths import slug_path
-from publications.bibtex import to_bibtex
 from search.models import SearchDocument
 
 
@@ -277,10 +276,6 @@ class Publication(Provenance, models.Model):
 
     def get_absolute_url(self) -> str:
         return slug_path("publications:detail", self.slug)
-
-    @property
-    def bibtex_text(self) -> str:
-        return to_bibtex(self)
 
     @property
     def year_label(self) -> str:

@@ -18,7 +18,8 @@ from core.bulk import without_cycle_collection
 from core.models import Topic
 from core.slugs import unique_slug
 from people.models import Person
-from publications.bibtex import CONTAINER_TYPES, fold, parse_bibtex
+from publications.bibtex.fields import CONTAINER_TYPES
+from publications.bibtex.names import fold
 from publications.charts import citations_per_year, publications_per_year
 from publications.importing.members import Members, printed_name
 from publications.importing.planner import Planner
@@ -80,6 +81,9 @@ def publication_import_bibtex(
     progress: Progress | None = None,
 ) -> ImportReport:
     """Create or update a publication per entry of a BibTeX file; all or nothing."""
+    # Imported here: the parser brings pylatexenc, which only imports need.
+    from publications.bibtex.parser import parse_bibtex
+
     source = source.strip()[:200]
     report = ImportReport(source=source, dry_run=dry_run)
     parsed = parse_bibtex(text)

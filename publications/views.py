@@ -2,7 +2,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict, StreamingHttpRespo
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
 
-from publications.bibtex import to_bibtex
+from publications.bibtex.writer import to_bibtex
 from publications.charts import citations_per_year, years_from_facet
 from publications.export import FORMATS, stream
 from publications.filters import PublicationFilter

@@ -25,7 +25,7 @@ from publications.api.serializers import (
     PublicationWriteSerializer,
     VenueSerializer,
 )
-from publications.bibtex import to_bibtex
+from publications.bibtex.writer import to_bibtex
 from publications.export import stream, to_csl
 from publications.filters import PublicationFilter
 from publications.models import Publication, Venue

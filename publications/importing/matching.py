@@ -5,7 +5,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from publications.bibtex import Bibliographic, ParsedEntry, fold, venue_name
+from publications.bibtex.entries import ParsedEntry
+from publications.bibtex.fields import Bibliographic, venue_name
+from publications.bibtex.names import fold
 from publications.models import Publication
 
 

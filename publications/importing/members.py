@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from people.models import Person
-from publications.bibtex import Author, ParsedEntry, fold, name_parts
+from publications.bibtex.entries import Author, ParsedEntry
+from publications.bibtex.names import fold, name_parts
 from publications.importing.report import AmbiguousAuthor, ImportReport, SkippedEntry
 
 

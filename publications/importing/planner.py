@@ -10,13 +10,10 @@ from core.bulk import chunks
 from core.slugs import unique_slug
 from core.validation import validation_messages
 from people.models import Person
-from publications.bibtex import (
-    Bibliographic,
-    ParsedEntry,
-    bibliographic,
-    fold,
-    to_bibtex,
-)
+from publications.bibtex.entries import ParsedEntry
+from publications.bibtex.fields import Bibliographic, bibliographic
+from publications.bibtex.names import fold
+from publications.bibtex.writer import to_bibtex
 from publications.importing.matching import IDENTIFYING, RecordIndex, Target
 from publications.importing.members import AuthorPlan, Members, match_authors
 from publications.importing.report import (

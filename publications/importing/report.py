@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from publications.bibtex import EntryProblem
+from publications.bibtex.entries import EntryProblem
 from publications.models import Publication
 
 

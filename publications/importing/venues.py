@@ -4,7 +4,8 @@ from django.core.exceptions import ValidationError
 
 from core.slugs import unique_slug
 from core.validation import validation_messages
-from publications.bibtex import fold, venue_name
+from publications.bibtex.fields import venue_name
+from publications.bibtex.names import fold
 from publications.importing.report import InvalidEntry
 from publications.models import Venue
 

@@ -1,19 +1,20 @@
 """The quick reading of simple TeX words gives what pylatexenc gives, or declines.
 
-`publications.bibtex._simple_tex` reads the words of a bibliography that hold only
-logos, switches, escaped specials and accents without pylatexenc; pylatexenc (as the
-import configures it) is the reference it must equal on every word it reads.
+`publications.bibtex.tex._simple_tex` reads the words of a bibliography that hold
+only logos, switches, escaped specials and accents without pylatexenc; pylatexenc (as
+the import configures it) is the reference it must equal on every word it reads.
 """
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pylatexenc.latex2text import LatexNodes2Text
 
-from publications import bibtex
+from publications.bibtex import tex
 
 
 def reference(word: str) -> str:
-    decoder, walker_context = bibtex._decoder()
+    decoder, walker_context = tex._decoder()
     return " ".join(decoder.latex_to_text(word, latex_context=walker_context).split())
 
 
@@ -37,7 +38,7 @@ REAL_WORDS = [
 
 @pytest.mark.parametrize("word", REAL_WORDS)
 def test_real_words_are_read_quickly_and_as_pylatexenc_reads_them(word):
-    assert bibtex._simple_tex(word) == reference(word)
+    assert tex._simple_tex(word) == reference(word)
 
 
 @pytest.mark.parametrize(
@@ -55,9 +56,9 @@ def test_real_words_are_read_quickly_and_as_pylatexenc_reads_them(word):
     ],
 )
 def test_what_the_tables_do_not_know_goes_to_pylatexenc(word):
-    assert bibtex._simple_tex(word) is None
-    assert bibtex._decode_word(word) == reference(
-        bibtex._CHAR_CODE.sub(bibtex._char, bibtex._DIMENSION.sub("", word))
+    assert tex._simple_tex(word) is None
+    assert tex._decode_word(word) == reference(
+        tex._CHAR_CODE.sub(tex._char, tex._DIMENSION.sub("", word))
     )
 
 
@@ -88,6 +89,18 @@ def balanced(word: str) -> bool:
     .filter(balanced)
 )
 def test_any_word_read_quickly_reads_as_pylatexenc_reads_it(word):
-    text = bibtex._simple_tex(word)
+    text = tex._simple_tex(word)
     if text is not None:
         assert text == reference(word), repr(word)
+
+
+@pytest.mark.parametrize(
+    ("word", "text"),
+    [(r"a{\tt b}", "ab"), (r"{\bs strut}", r"\strut"), (r"\LaTeX and", "LaTeX and")],
+)
+def test_pylatexenc_asks_which_macros_keep_the_space_after_them(word, text):
+    # tex._Text overrides this private method of pylatexenc (pinned in
+    # requirements.txt): a space after a switch ends its name, after a logo it is
+    # a space. Renamed or no longer asked upstream, the switches would read "a b".
+    assert "_is_bare_macro_node" in vars(LatexNodes2Text)
+    assert reference(word) == text

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from publications.bibtex import parse_bibtex, to_bibtex
+from publications.bibtex.parser import parse_bibtex
+from publications.bibtex.writer import to_bibtex
 from publications.citation import apa
 from publications.export import to_bibtex_list, to_csl, to_ris
 from publications.models import Authorship, Publication, Venue

@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from publications.bibtex import decode_bytes, decode_latex, parse_bibtex
+from publications.bibtex.parser import decode_bytes, parse_bibtex
+from publications.bibtex.tex import decode_latex
 from publications.models import (
     Authorship,
     Publication,
@@ -121,6 +122,23 @@ def test_string_macros_concatenation_and_month_macros_are_expanded(db):
     journal = Publication.objects.get(citation_key="journal2022")
     assert journal.venue.name == "Journal of Machine Learning Research"
     assert (journal.volume, journal.number, journal.pages) == ("23", "101", "1–40")
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [
+        ("{{Deep} Learning}", "{Deep} Learning"),
+        ("{A} {B}", "{A} {B}"),
+        ('"Say {"}hi{"}"', 'Say {"}hi{"}'),
+        ('"A" "B"', '"A" "B"'),
+        ('"{a}"', "{a}"),
+        (r"{a\{b}", r"a\{b"),
+        ("{}", ""),
+    ],
+)
+def test_only_the_braces_or_quotes_around_a_whole_value_are_stripped(written, value):
+    parsed = parse_bibtex(f"@misc{{k,\n  abstract = {written},\n  year = 2020\n}}\n")
+    assert [entry.fields["abstract"] for entry in parsed.entries] == [value]
 
 
 def test_comments_and_preambles_are_not_imported(db):

@@ -2,7 +2,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from publications.bibtex import to_bibtex
+from publications.bibtex.writer import to_bibtex
 from publications.models import Authorship, Publication
 from tests import factories
 

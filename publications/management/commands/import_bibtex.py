@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 
 from people.models import Person
-from publications.bibtex import decode_bytes
+from publications.bibtex.parser import decode_bytes
 from publications.services import (
     BibtexImportError,
     ImportReport,
