@@ -40,10 +40,28 @@ _VERBATIM_FIELDS = {"url", "doi", "eprint", "file", "pdf", "arxivid", "isbn", "i
 # Fields an import reads as text (`bibliographic`); the others stay as written in
 # the kept BibTeX, so decoding them (abstracts, keywords…) would be time lost.
 _TEXT_FIELDS = {
-    "title", "journal", "journaltitle", "booktitle", "eventtitle", "howpublished",
-    "school", "institution", "publisher", "note", "pubstate", "key", "year", "date",
-    "month", "volume", "number", "issue", "pages", "archiveprefix", "eprinttype",
-}  # fmt: skip
+    "title",
+    "journal",
+    "journaltitle",
+    "booktitle",
+    "eventtitle",
+    "howpublished",
+    "school",
+    "institution",
+    "publisher",
+    "note",
+    "pubstate",
+    "key",
+    "year",
+    "date",
+    "month",
+    "volume",
+    "number",
+    "issue",
+    "pages",
+    "archiveprefix",
+    "eprinttype",
+}
 _VALUE_MARKS = re.compile(r'(?<!\\)[{}"#]')
 _DELIMITERS = re.compile(r'(?<!\\)[{}"]')
 _SURROGATE = re.compile("[\udc80-\udcff]")

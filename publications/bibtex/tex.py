@@ -23,21 +23,61 @@ _SORT_MACROS = ("noopsort", "sortnoop", "SortNoop", "nosort", "NOOP", "oopsort")
 # Logos and commands of TeX's world that pylatexenc does not know, as their text;
 # any other unknown command keeps its name (`_Text`), so that no word is lost.
 _LOGOS = {
-    "TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2ε", "La": "La",
-    "AllTeX": "(La)TeX", "BibTeX": "BibTeX", "slBibTeX": "BibTeX",
-    "AmSTeX": "AMS-TeX", "AmSLaTeX": "AMS-LaTeX", "AMS": "AMS", "AmS": "AMS",
-    "MF": "METAFONT", "METAFONT": "METAFONT", "slMF": "METAFONT", "MP": "MetaPost",
-    "METAPOST": "MetaPost", "TUG": "TUG", "TUB": "TUGboat", "MTeX": "MTeX",
-    "eTeX": "ε-TeX", "pdfTeX": "pdfTeX", "XeTeX": "XeTeX", "LuaTeX": "LuaTeX",
-    "ConTeXt": "ConTeXt", "TeXLive": "TeX Live", "OMEGA": "Omega",
-    "PS": "PostScript", "Dash": "—", "dash": "—", "bs": "\\",
-    "thinspace": " ", "tubissue": "TUGboat",
-}  # fmt: skip
+    "TeX": "TeX",
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2ε",
+    "La": "La",
+    "AllTeX": "(La)TeX",
+    "BibTeX": "BibTeX",
+    "slBibTeX": "BibTeX",
+    "AmSTeX": "AMS-TeX",
+    "AmSLaTeX": "AMS-LaTeX",
+    "AMS": "AMS",
+    "AmS": "AMS",
+    "MF": "METAFONT",
+    "METAFONT": "METAFONT",
+    "slMF": "METAFONT",
+    "MP": "MetaPost",
+    "METAPOST": "MetaPost",
+    "TUG": "TUG",
+    "TUB": "TUGboat",
+    "MTeX": "MTeX",
+    "eTeX": "ε-TeX",
+    "pdfTeX": "pdfTeX",
+    "XeTeX": "XeTeX",
+    "LuaTeX": "LuaTeX",
+    "ConTeXt": "ConTeXt",
+    "TeXLive": "TeX Live",
+    "OMEGA": "Omega",
+    "PS": "PostScript",
+    "Dash": "—",
+    "dash": "—",
+    "bs": "\\",
+    "thinspace": " ",
+    "tubissue": "TUGboat",
+}
 # Font, size and spacing switches: what they change is not text.
 _SWITCHES = (
-    "tt", "it", "bf", "sl", "sf", "rm", "sc", "em", "ssf", "smc", "SMC", "slc",
-    "manual", "relax", "normalfont", "small", "footnotesize", "large", "Large",
-)  # fmt: skip
+    "tt",
+    "it",
+    "bf",
+    "sl",
+    "sf",
+    "rm",
+    "sc",
+    "em",
+    "ssf",
+    "smc",
+    "SMC",
+    "slc",
+    "manual",
+    "relax",
+    "normalfont",
+    "small",
+    "footnotesize",
+    "large",
+    "Large",
+)
 _JOINED = {*_SWITCHES, "bs"}
 # Commands whose one braced argument is their text.
 _ARGUMENT_IS_TEXT = ("acro", "hbox", "mbox", "smash", "llap", "rlap")
@@ -186,19 +226,50 @@ _SIMPLE_TOKENS = re.compile(
 _SPECIALS = ("--", "``", "''", "~", "!`", "?`")
 _ACCENTED = ("braced", "bare", "lbraced", "lbare")
 _COMBINING = {
-    "'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303",
-    "=": "\u0304", ".": "\u0307", "v": "\u030c", "H": "\u030b", "c": "\u0327",
-    "u": "\u0306", "k": "\u0328", "r": "\u030a",
-}  # fmt: skip
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    '"': "\u0308",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "u": "\u0306",
+    "k": "\u0328",
+    "r": "\u030a",
+}
 _LETTERS = {
-    "i": "ı", "j": "ȷ", "l": "ł", "L": "Ł", "o": "ø", "O": "Ø", "ss": "ß",
-    "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å",
-    "dots": "…", "textbackslash": "\\",
-}  # fmt: skip
+    "i": "ı",
+    "j": "ȷ",
+    "l": "ł",
+    "L": "Ł",
+    "o": "ø",
+    "O": "Ø",
+    "ss": "ß",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "aa": "å",
+    "AA": "Å",
+    "dots": "…",
+    "textbackslash": "\\",
+}
 _ESCAPED = {
-    "&": "&", "%": "%", "#": "#", "$": "$", "_": "_", "{": "{", "}": "}",
-    " ": " ", "/": "", ",": " ", "-": "\xad",
-}  # fmt: skip
+    "&": "&",
+    "%": "%",
+    "#": "#",
+    "$": "$",
+    "_": "_",
+    "{": "{",
+    "}": "}",
+    " ": " ",
+    "/": "",
+    ",": " ",
+    "-": "\xad",
+}
 
 
 def _simple_tex(value: str) -> str | None:
