@@ -13,6 +13,7 @@ from core.admin_mixins import (
 )
 from core.models import PROVENANCE_FIELDS
 from people import models
+from people.services import person_set_status
 
 # Imported data read longer ago than this is listed as stale.
 STALE_AFTER = datetime.timedelta(days=180)
@@ -249,15 +250,13 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
 
     @admin.action(description="Mark selected people as alumni", permissions=["change"])
     def mark_alumni(self, request, queryset) -> None:
-        updated = queryset.update(
-            status=models.Person.Status.ALUMNI, updated_at=timezone.now()
-        )
+        updated = person_set_status(people=queryset, status=models.Person.Status.ALUMNI)
         self.message_user(request, f"{updated} marked as alumni.")
 
     @admin.action(description="Mark selected people as current members")
     def mark_current(self, request, queryset) -> None:
-        updated = queryset.update(
-            status=models.Person.Status.CURRENT, updated_at=timezone.now()
+        updated = person_set_status(
+            people=queryset, status=models.Person.Status.CURRENT
         )
         self.message_user(request, f"{updated} marked as current members.")
 

@@ -12,11 +12,10 @@ from contextlib import nullcontext
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.text import slugify
 
 from core.bulk import without_cycle_collection
 from core.models import Topic
-from core.slugs import unique_slug
+from core.slugs import slug_of, unique_slug
 from people.models import Person
 from publications.bibtex.fields import CONTAINER_TYPES
 from publications.bibtex.names import fold
@@ -260,11 +259,11 @@ def _new_from_source(
     """An unsaved publication for a source's work, with a slug no other has."""
     taken = set(
         Publication.objects.filter(
-            slug__startswith=slugify(values["title"])[:40]
+            slug__startswith=slug_of(values["title"])[:40]
         ).values_list("slug", flat=True)
     )
     return Publication(
-        slug=unique_slug(values["title"], taken, 120),
+        slug=unique_slug(values["title"], taken, 120, fallback=f"{source}-{source_id}"),
         status=Publication.Status.PREPRINT
         if values["kind"] == Publication.Kind.PREPRINT
         else Publication.Status.PUBLISHED,

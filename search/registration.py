@@ -20,6 +20,10 @@ from search.models import SearchDocument
 
 Ids = Callable[[Any], Iterable[int | None]]
 
+# The models whose writes some rule follows: their bulk writes (which send no
+# signals) must schedule the re-index themselves (tests/search/test_write_paths.py).
+_followed: dict[str, type[models.Model]] = {}
+
 
 def own_pk(instance: models.Model) -> list[int]:
     return [instance.pk]
@@ -84,6 +88,7 @@ def reindex_on(
     def handler(sender, instance, **kwargs) -> None:
         schedule(kind, ids(instance))
 
+    _followed[sender._meta.label] = sender
     uid = f"search:{kind}:{sender._meta.label}:{ids.__module__}.{ids.__qualname__}"
     post_save.connect(handler, sender=sender, weak=False, dispatch_uid=f"{uid}:save")
     if deleted and named_before_delete:
@@ -123,6 +128,7 @@ def reindex_on_link(
         owners = set(pk_set or ()) if reverse else {instance.pk}
         schedule(kind, ids(owners) if ids else owners)
 
+    _followed[through._meta.label] = through
     name = f"{ids.__module__}.{ids.__qualname__}" if ids else "owners"
     m2m_changed.connect(
         handler,
@@ -140,6 +146,7 @@ def reindex_on_link_targets(through: type[models.Model], kind: str) -> None:
         f for f in through._meta.get_fields() if f.many_to_one and f.concrete
     )
     attribute = f"_cleared_{kind}_{through._meta.label}"
+    _followed[through._meta.label] = through
 
     def handler(sender, instance, action, reverse, pk_set, **kwargs) -> None:
         if reverse:
@@ -162,3 +169,8 @@ def reindex_on_link_targets(through: type[models.Model], kind: str) -> None:
         weak=False,
         dispatch_uid=f"search:{kind}:{through._meta.label}:targets",
     )
+
+
+def followed_models() -> list[type[models.Model]]:
+    """The models some re-index rule follows, by their signals."""
+    return list(_followed.values())

@@ -156,7 +156,7 @@ class Importer:
             given_name=given[:100],
             family_name=family[:100],
             display_name=display[:200],
-            slug=unique_slug(display, taken, 120),
+            slug=unique_slug(display, taken, 120, fallback=record.orcid),
             role=Role.RESEARCHER,
             orcid=record.orcid,
         )

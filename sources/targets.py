@@ -4,11 +4,10 @@ and how proposed values are written."""
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
-from django.utils.text import slugify
 
 from core.lib.dates import iso_partial, parse_partial
 from core.models import Organization, Topic
-from core.slugs import unique_slug
+from core.slugs import slug_of, unique_slug
 from core.validation import validation_messages
 from people.models import Education, Experience, Person, PersonLink
 from publications.services import Venues, publication_from_source
@@ -168,10 +167,10 @@ def organization_named(name: str) -> Organization:
     if found:
         return found
     taken = set(
-        Organization.objects.filter(slug__startswith=slugify(name)[:40]).values_list(
+        Organization.objects.filter(slug__startswith=slug_of(name)[:40]).values_list(
             "slug", flat=True
         )
     )
     return Organization.objects.create(
-        name=name[:200], slug=unique_slug(name, taken, 200)
+        name=name[:200], slug=unique_slug(name, taken, 200, fallback="organization")
     )

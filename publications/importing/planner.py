@@ -276,7 +276,9 @@ class Planner:
         publication.venue = venue
         if venue is not None and plan.venue_text not in ("", venue.name):
             publication.venue_detail = plan.venue_text[:300]
-        publication.slug = unique_slug(plan.values.title, self.slugs, 120)
+        publication.slug = unique_slug(
+            plan.values.title, self.slugs, 120, fallback=f"bibtex-{plan.entry.key}"
+        )
         self.creates.append(plan)
         self.report.matched_members += sum(1 for a in plan.authors if a.person)
         self.report.created.append(self._item(plan, plan.authors))

@@ -63,7 +63,7 @@ class Venues:
         venue = Venue(
             name=name[:300],
             short_name=acronym[:60],
-            slug=unique_slug(acronym or name, self.slugs, 120),
+            slug=unique_slug(acronym or name, self.slugs, 120, fallback="venue"),
             kind=kind if kind in Venue.Kind.values else Venue.Kind.OTHER,
         )
         try:

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from publications.models import Authorship, Publication, Venue
 from tests import factories
+from tests.admin_forms import as_posted
 
 CORPUS = Path(__file__).parent / "bibtex"
 URL = "/admin/publications/publication/import-bibtex/"
@@ -256,21 +257,6 @@ def test_staff_who_may_only_view_cannot_run_actions_that_change(
 # -- the authors inline ----------------------------------------------------------
 
 
-def _as_posted(response) -> dict:
-    """What the change form posts when saved as it was opened."""
-    forms = [response.context["adminform"].form]
-    for inline in response.context["inline_admin_formsets"]:
-        forms += [inline.formset.management_form, *inline.formset.forms]
-    data = {}
-    for form in forms:
-        for name in form.fields:
-            value = form[name].value()
-            if value is None or value is False:
-                continue
-            data[form[name].html_name] = "on" if value is True else value
-    return data
-
-
 def _authors(publication: Publication) -> list[tuple[int, str]]:
     return list(
         publication.authorships.order_by("position").values_list("position", "name")
@@ -293,7 +279,7 @@ def three_authors(db) -> tuple[Publication, str]:
 
 def test_staff_swap_two_authors_in_one_save(admin_client_logged_in, three_authors):
     paper, url = three_authors
-    data = _as_posted(admin_client_logged_in.get(url))
+    data = as_posted(admin_client_logged_in.get(url))
     data["authorships-0-position"], data["authorships-1-position"] = "2", "1"
     response = admin_client_logged_in.post(url, data)
     assert response.status_code == 302
@@ -304,7 +290,7 @@ def test_staff_add_a_new_first_author_and_shift_the_others(
     admin_client_logged_in, three_authors
 ):
     paper, url = three_authors
-    data = _as_posted(admin_client_logged_in.get(url))
+    data = as_posted(admin_client_logged_in.get(url))
     for n in range(3):
         data[f"authorships-{n}-position"] = str(n + 2)
     _with_new_rows(data, {"position": "1", "name": "Di New"})
@@ -322,7 +308,7 @@ def test_an_author_deleted_leaves_their_place_to_another(
     admin_client_logged_in, three_authors
 ):
     paper, url = three_authors
-    data = _as_posted(admin_client_logged_in.get(url))
+    data = as_posted(admin_client_logged_in.get(url))
     data["authorships-0-DELETE"] = "on"
     data["authorships-1-position"], data["authorships-2-position"] = "1", "2"
     assert admin_client_logged_in.post(url, data).status_code == 302
@@ -333,7 +319,7 @@ def test_two_authors_given_one_place_are_refused_with_a_message(
     admin_client_logged_in, three_authors
 ):
     paper, url = three_authors
-    data = _as_posted(admin_client_logged_in.get(url))
+    data = as_posted(admin_client_logged_in.get(url))
     data["authorships-2-position"] = "1"
     response = admin_client_logged_in.post(url, data)
     assert response.status_code == 200
@@ -373,7 +359,7 @@ def test_a_member_picked_without_a_printed_name_is_printed_as_the_member(
 ):
     paper, url = three_authors
     member = factories.person(display_name="Di Member")
-    data = _as_posted(admin_client_logged_in.get(url))
+    data = as_posted(admin_client_logged_in.get(url))
     _with_new_rows(
         data,
         {"position": "4", "person": str(member.pk)},
@@ -391,7 +377,7 @@ def test_an_author_needs_a_printed_name_or_a_member(
     admin_client_logged_in, three_authors
 ):
     paper, url = three_authors
-    data = _as_posted(admin_client_logged_in.get(url))
+    data = as_posted(admin_client_logged_in.get(url))
     _with_new_rows(data, {"position": "4", "corresponding": "on"})
     response = admin_client_logged_in.post(url, data)
     assert response.status_code == 200
@@ -421,7 +407,7 @@ def test_without_javascript_a_new_paper_gets_its_authors_typed_in_empty_rows(
     admin_client_logged_in, db
 ):
     url = reverse("admin:publications_publication_add")
-    data = _as_posted(admin_client_logged_in.get(url))
+    data = as_posted(admin_client_logged_in.get(url))
     assert data["authorships-TOTAL_FORMS"] == 3
     data.update(
         {

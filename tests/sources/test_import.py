@@ -355,3 +355,24 @@ def test_a_pending_proposal_follows_the_source_without_repeating(mina, tmp_path)
     job.refresh_from_db()
     assert Candidate.objects.filter(target="experience").count() == 1
     assert job.values["role"] == "PhD candidate"
+
+
+@pytest.mark.parametrize(
+    ("given", "family", "credit", "slug"),
+    [
+        ("磊", "祝", "祝磊", "zhu-lei"),
+        ("Лев", "Толстой", "", "lev-tolstoy"),
+        ("🙂", "🙂", "", "0000-0002-1825-0097"),
+    ],
+)
+def test_a_member_created_from_a_name_in_any_script_gets_a_slug_of_it(
+    tmp_path, given, family, credit, slug
+):
+    record = json.loads(sample("orcid_record.json"))
+    name = record["person"]["name"]
+    name["given-names"]["value"], name["family-name"]["value"] = given, family
+    name["credit-name"] = {"value": credit} if credit else None
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    run("import_orcid", str(path), "--create", "--accept")
+    assert Person.objects.get(orcid="0000-0002-1825-0097").slug == slug
