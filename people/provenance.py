@@ -1,5 +1,10 @@
-"""Where each field of a member's profile comes from (see core/provenance.py)."""
+"""Where each field of a member's profile comes from (see core/provenance.py),
+and what a profile says of the sources of its sections."""
 
+import datetime
+from collections.abc import Iterable
+
+from core.models import Provenance
 from core.provenance import (
     ADMIN,
     OPENALEX,
@@ -15,6 +20,8 @@ from core.provenance import (
     lab,
 )
 from people import models as people
+
+MIN = datetime.datetime.min.replace(tzinfo=datetime.UTC)
 
 PERIOD = {
     "start_date": (lab("start"),),
@@ -138,3 +145,44 @@ FIELDS: FieldSources = {
     },
     people.StaleSimilarity: {"person": (hidden("a note to recompute"),)},
 }
+
+
+def record_sources(person: people.Person) -> dict:
+    """Where the member's own record and the rows without a source of their own
+    come from: the lab file and the page it was written from, else the admin."""
+    if person.lab_file:
+        source, label = Provenance.Source.LAB_FILE, f"the lab file {person.lab_file}"
+    else:
+        source, label = Provenance.Source.MANUAL, "entered in the admin"
+    if person.written_from:
+        label += f", written from {person.written_from}"
+    return {
+        "source": source,
+        "lab_file": person.lab_file,
+        "written_from": person.written_from,
+        "label": label,
+    }
+
+
+def row_sources(rows: Iterable[Provenance]) -> list[dict]:
+    """The sources of a section's rows, each once in order, with how many rows it
+    gave and when it was last read."""
+    found: dict[str, dict] = {}
+    for row in rows:
+        entry = found.setdefault(
+            row.source,
+            {"source": row.source, "label": row.get_source_display(), "rows": 0},
+        )
+        entry["rows"] += 1
+        if row.retrieved_at and row.retrieved_at > entry.get("retrieved_at", MIN):
+            entry["retrieved_at"] = row.retrieved_at
+    return [{"retrieved_at": None, **entry} for entry in found.values()]
+
+
+def profile_sources(person: people.Person) -> dict:
+    """What each section of the profile says of its sources (rows prefetched)."""
+    return {
+        "record": record_sources(person),
+        "education": row_sources(person.education.all()),
+        "experience": row_sources(person.experience.all()),
+    }

@@ -83,3 +83,21 @@ FIELDS: FieldSources = {
         "publication": (ROW_OWNER,),
     },
 }
+
+
+def publication_sources(publication: publications.Publication) -> dict:
+    """Where the paper's record, its author list and its citation counts come from."""
+    citations = None
+    if publication.cited_by_count is not None:
+        citations = {
+            "source": "openalex",
+            "retrieved_at": publication.citations_retrieved_at,
+        }
+    return {
+        "source": publication.source,
+        "label": publication.get_source_display(),
+        "source_id": publication.source_id,
+        "retrieved_at": publication.retrieved_at,
+        "authors_source": publication.authors_source,
+        "citations": citations,
+    }

@@ -363,3 +363,34 @@ def test_every_fact_of_an_event_record_is_on_its_page(demo):
     }
 
     assert missing == {slug: [] for slug in events}
+
+
+# -- provenance shown -------------------------------------------------------------
+
+
+def test_each_profile_section_says_where_its_facts_come_from(client, demo_lab):
+    person = next(iter(read_lab_files(DEMO.glob("people/*.yaml"))["people"].values()))
+    page = client.get(f"/people/{person['slug']}/").content.decode()
+    blocks = re.findall(r'<details class="sources">(.*?)</details>', page, re.S)
+    texts = [_text(f"<body>{block}") for block in blocks]
+
+    file = f"demo/people/{person['slug']}.yaml"
+    record = f"Source: the lab file {file}, written from {person['written_from']}."
+    assert record in texts[0]
+    assert all(text.startswith("Where this comes from Source: ") for text in texts)
+    assert any(f"Lab file ({len(person['education'])} row" in t for t in texts)
+
+    api = client.get(f"/api/people/{person['slug']}/").json()["provenance"]
+    assert api["record"]["lab_file"] == file
+    assert api["record"]["written_from"] == person["written_from"]
+    assert api["education"][0]["source"] == "lab_file"
+
+
+def test_a_paper_says_where_its_author_list_and_counts_come_from(client, demo_lab):
+    papers = read_lab_files(DEMO.glob("publications/*.yaml"))["publications"]
+    slug, paper = next((s, p) for s, p in papers.items() if p.get("authors_source"))
+
+    api = client.get(f"/api/publications/{slug}/").json()["provenance"]
+
+    assert api["source"] == "lab_file" and api["label"] == "Lab file"
+    assert api["authors_source"] == paper["authors_source"]
