@@ -5,6 +5,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
@@ -118,7 +119,7 @@ class _Loader:
         kind = _LABELS[name]
         for slug, record in data[name].items():
             with self._at(name, slug):
-                obj = self._load_record(section, slug, record)
+                obj = self._load_record(section, slug, record, self._file(name, slug))
                 self.known[kind][slug] = obj
                 if with_rows:
                     self._load_rows(obj, section, record)
@@ -162,9 +163,25 @@ class _Loader:
 
     # -- one record ------------------------------------------------------------
 
-    def _load_record(self, section: Section, slug: str, record: dict) -> models.Model:
+    def _file(self, name: str, slug: str) -> str:
+        """The file a record was read from, as its provenance names it."""
+        path = self.sources.get((name, slug))
+        if path is None:
+            return ""
+        # Never the server's own folders: a path inside the project, else the name.
+        try:
+            return path.resolve().relative_to(settings.BASE_DIR).as_posix()
+        except ValueError:
+            return path.name
+
+    def _load_record(
+        self, section: Section, slug: str, record: dict, lab_file: str = ""
+    ) -> models.Model:
         """Create or update the record named by `slug`, with its many-to-many refs."""
-        obj = self._upsert(section.model, slug, self._values(section, record))
+        values = self._values(section, record)
+        if _has(section.model, "lab_file"):
+            values["lab_file"] = lab_file
+        obj = self._upsert(section.model, slug, values)
         for field in section.of(Kind.REFS):
             names = reader.slugs(record, field.key, field.target)
             where = f"{field.key}: "

@@ -209,7 +209,7 @@ PERSON = Section(
         *values("team", "location", "office", "email", "secondary_email"),
         flag("publish_email"),
         *values("bio", "research_summary", "quote", "quote_author", "photo_alt"),
-        *values("status", "orcid", "openalex_id"),
+        *values("status", "written_from", "orcid", "openalex_id"),
         refs("topics", "topic"),
         rows("links", links(people.PersonLink, "kind", "label", "url")),
         rows("research_areas", RESEARCH_AREA),

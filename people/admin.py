@@ -162,7 +162,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
     ]
     prepopulated_fields = {"slug": ["given_name", "family_name"]}
     autocomplete_fields = ["organization", "topics"]
-    readonly_fields = ["photo_preview"]
+    readonly_fields = ["photo_preview", "lab_file"]
     list_select_related = ["organization"]
     fieldsets = [
         (
@@ -196,6 +196,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
         ),
         ("Contact", {"fields": ["email", "secondary_email", "publish_email"]}),
         ("Identifiers", {"fields": ["orcid", "openalex_id"]}),
+        ("Provenance", {"fields": ["written_from", "lab_file"]}),
         ("Photo", {"fields": ["photo", "photo_preview", "photo_alt"]}),
         (
             "Profile",

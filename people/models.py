@@ -235,6 +235,19 @@ class Person(models.Model):
     topics = models.ManyToManyField(
         Topic, blank=True, related_name="people", verbose_name="research interests"
     )
+    written_from = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="The page the member's lab file was written from, as the file "
+        "says: “the member's own page (seed 002)”.",
+    )
+    lab_file = models.CharField(
+        max_length=200,
+        blank=True,
+        editable=False,
+        help_text="The lab file the member was last loaded from; blank for a "
+        "member entered in the admin.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = PersonQuerySet.as_manager()

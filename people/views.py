@@ -14,6 +14,7 @@ from people.connections import connection_between, two_members
 from people.filters import PersonFilter
 from people.models import Person, profile_prefetches
 from people.network import coauthor_picture, group_picture
+from people.provenance import profile_sources, row_sources
 from people.similarity import similar_people
 from people.vcard import person_vcard as build_vcard
 from publications.models import Publication
@@ -89,6 +90,11 @@ class PersonDetailView(DetailView):
                 )
             ),
             data_version=self.data_version,
+            # Read only when the cached profile is rendered again.
+            sources=SimpleLazyObject(lambda: profile_sources(person)),
+            publication_sources=SimpleLazyObject(
+                lambda: row_sources(context["publications"])
+            ),
             news=SimpleLazyObject(lambda: [e for e in events if not e.is_talk]),
             talks=SimpleLazyObject(lambda: [e for e in events if e.is_talk]),
             similar=SimpleLazyObject(lambda: similar_people(person)),

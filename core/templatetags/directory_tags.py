@@ -1,15 +1,32 @@
+import re
+
 from django import template
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from core.lib.text import render_markdown
 
 register = template.Library()
 
+# Django's urlize drops the comma of "(https://…), text": this keeps every character.
+_ADDRESS = re.compile(r"https?://[^\s()<>\"']*[^\s()<>\"'.,;:!?]")
+
 
 @register.filter(name="markdown")
 def markdown_filter(text: str) -> SafeString:
     return mark_safe(render_markdown(text))  # noqa: S308 - sanitised by nh3
+
+
+@register.filter
+def link_addresses(text: str) -> SafeString:
+    """Link the web addresses in `text`, keeping every other character as written."""
+    parts, end = [], 0
+    for match in _ADDRESS.finditer(text):
+        parts.append(escape(text[end : match.start()]))
+        parts.append(format_html('<a href="{0}" rel="nofollow">{0}</a>', match[0]))
+        end = match.end()
+    parts.append(escape(text[end:]))
+    return mark_safe("".join(parts))  # noqa: S308 - every part escaped above
 
 
 @register.filter

@@ -24,6 +24,7 @@ from people.models import (
     Skill,
     Teaching,
 )
+from people.provenance import profile_sources
 
 # Where a profile row came from, shown read-only (as in the admin).
 PROVENANCE_FIELDS = ["source", "source_id", "retrieved_at"]
@@ -236,6 +237,10 @@ class PersonDetailSerializer(PersonSerializer):
     skills = SkillSerializer(many=True)
     interests = InterestSerializer(many=True)
     publications = serializers.SerializerMethodField()
+    provenance = serializers.SerializerMethodField(
+        help_text="Where the profile's facts come from: the member's lab file and "
+        "the page it was written from, and the sources of education and experience."
+    )
 
     class Meta(PersonSerializer.Meta):
         fields = [
@@ -256,7 +261,11 @@ class PersonDetailSerializer(PersonSerializer):
             "skills",
             "interests",
             "publications",
+            "provenance",
         ]
+
+    def get_provenance(self, person: Person) -> dict:
+        return profile_sources(person)
 
     def get_publications(self, person: Person) -> str:
         url = reverse("api:publication-list") + f"?author={person.slug}"

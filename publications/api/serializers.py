@@ -19,6 +19,7 @@ from publications.models import (
     SourceConflict,
     Venue,
 )
+from publications.provenance import publication_sources
 from publications.services import publication_save
 
 # What a client reads and writes alike, in the order a record shows it.
@@ -203,6 +204,9 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
     conflicts = ConflictRowsField(source="conflict_rows")
     html_url = serializers.SerializerMethodField()
     bibtex_url = serializers.SerializerMethodField()
+    provenance = serializers.SerializerMethodField(
+        help_text="Where the record, its author list and its citation counts come from."
+    )
     citation_key = serializers.CharField(
         source="cite_key",
         read_only=True,
@@ -221,6 +225,7 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
             "conflicts",
             "html_url",
             "bibtex_url",
+            "provenance",
         ]
         read_only_fields = [*IMPORTED_FIELDS, "working_title", "authors_source"]
 
@@ -251,6 +256,9 @@ class PublicationSerializer(BuiltOnceMixin, serializers.HyperlinkedModelSerializ
         return slug_url(
             self.context["request"], "publications:detail", publication.slug
         )
+
+    def get_provenance(self, publication: Publication) -> dict:
+        return publication_sources(publication)
 
     def get_bibtex_url(self, publication: Publication) -> str:
         url = slug_url(

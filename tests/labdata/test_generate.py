@@ -137,6 +137,8 @@ ADDED_SINCE_PIN = {
     "working_title": False,
     "authors_source": "",
     "position_unknown": False,
+    "written_from": "",
+    "lab_file": "",
 }
 
 

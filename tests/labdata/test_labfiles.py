@@ -58,6 +58,9 @@ def test_export_then_import_changes_nothing_and_exports_the_same_bytes(
     path = tmp_path / f"{slug}.yaml"
     path.write_text(first, encoding="utf-8")
 
+    # Only the member's record of the file they were last loaded from changes.
+    assert _import(path) == "    1 person updated\n"
+    assert Person.objects.get(slug=slug).lab_file == f"{slug}.yaml"
     assert "nothing changed" in _import(path)
     assert _export(slug) == first
 
@@ -429,6 +432,7 @@ person:
   quote_author: Someone
   photo_alt: A portrait
   status: alumni
+  written_from: The member's own page
   orcid: 0000-0002-1825-0097
   openalex_id: A5023888391
   topics: [child-topic]
