@@ -376,8 +376,10 @@ def test_session_writes_need_csrf(db, django_user_model):
     assert user.is_superuser
 
 
+@pytest.mark.slow
 def test_api_conforms_to_its_schema(db):
-    """Generated requests against every operation: no 5xx, answers as documented."""
+    """Generated requests against every operation: no 5xx, answers as documented.
+    Slow (12–15 s): schemathesis generates and sends cases for all 36 operations."""
     from directory.wsgi import application
 
     factories.person(slug="ada")
