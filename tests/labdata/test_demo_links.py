@@ -77,9 +77,7 @@ def test_every_label_a_seed_names_without_an_address_is_stored(demo_lab):
     assert not any(model.objects.exclude(url="").exists() for model in LINK_MODELS)
 
 
-def test_every_label_a_seed_names_without_an_address_is_on_its_page(
-    client, demo_lab
-):
+def test_every_label_a_seed_names_without_an_address_is_on_its_page(client, demo_lab):
     expected = collections.Counter((page, label) for _, page, label in SEED_LINKS)
     pages = {page: client.get(page).content.decode() for page, _ in expected}
     for (page, label), times in expected.items():
