@@ -1,3 +1,4 @@
+import datetime
 import re
 
 import pytest
@@ -262,3 +263,19 @@ def test_profile_says_where_the_sources_disagree_on_a_paper(client, demo_lab):
         "Publication list: ICLR 2025; "
     ) in item
     assert "Open source (DuoAttention): published at NeurIPS 2025.</p>" in item
+
+
+def test_profile_rows_join_only_the_parts_the_source_gives(client, db):
+    member = factories.person(team="Turbo Team", organization=None)
+    member.experience.create(role="Intern", location="Seattle, WA, USA")
+    member.education.create(
+        degree="B.Eng.",
+        organization=factories.organization(),
+        start_date=datetime.date(2021, 9, 1),
+    )
+    html = client.get(member.get_absolute_url()).content.decode()
+    assert '<p class="org">Turbo Team</p>' in html
+    assert '<p class="when">Seattle, WA, USA</p>' in html
+    assert re.search(r'<p class="when">[^<·]*2021[^<·]*</p>', html)
+    profile = html[html.index('<article class="profile">') : html.index("</article>")]
+    assert '"> · ' not in profile and " · </" not in profile

@@ -143,3 +143,11 @@ def test_authors_without_a_place_read_as_with_after_the_ordered_ones(client, db)
         "ordered authors first, then the others"
     )
     assert '<a class="author member" href="/people/ada/">Ada Lovelace</a>' in html
+
+
+def test_a_contribution_without_dates_shows_no_empty_period(client, db):
+    member = factories.person()
+    paper = factories.publication(authors=[member])
+    member.experience.create(role="Research intern", publication=paper)
+    html = client.get(paper.get_absolute_url()).content.decode()
+    assert f"{member.display_name} — Research intern</h3>" in html
