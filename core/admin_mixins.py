@@ -2,6 +2,7 @@ import datetime
 from typing import NamedTuple
 
 from django import forms
+from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from core import concurrency
@@ -136,3 +137,20 @@ class PartialDatesForm(forms.ModelForm):
             # The precision is not a field of the form: the instance takes it here.
             setattr(self.instance, precision, value.precision)
         return super().clean()
+
+
+class LinkWithoutAddressFilter(admin.SimpleListFilter):
+    """Records with a link whose address no source gave (a `links` relation of
+    ExternalLink rows), for staff to fill in."""
+
+    title = "links"
+    parameter_name = "links"
+
+    def lookups(self, request, model_admin) -> list[tuple[str, str]]:
+        return [("no_address", "Has a link without an address")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "no_address":
+            owners = queryset.model.objects.filter(links__url="").values("pk")
+            return queryset.filter(pk__in=owners)
+        return queryset

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from core.admin_mixins import (
+    LinkWithoutAddressFilter,
     PartialDateField,
     PartialDatesForm,
     VersionedAdminMixin,
@@ -34,7 +35,11 @@ class EventForm(PartialDatesForm, VersionedModelForm):
 class EventAdmin(VersionedAdminMixin, admin.ModelAdmin):
     form = EventForm
     list_display = ["title", "kind", "date", "date_precision", "host"]
-    list_filter = ["kind", ("date", admin.DateFieldListFilter)]
+    list_filter = [
+        "kind",
+        ("date", admin.DateFieldListFilter),
+        LinkWithoutAddressFilter,
+    ]
     search_fields = ["title", "description", "host", "location"]
     date_hierarchy = "date"
     prepopulated_fields = {"slug": ["title"]}

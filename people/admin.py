@@ -6,6 +6,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from core.admin_mixins import (
+    LinkWithoutAddressFilter,
     PartialDateField,
     PartialDatesForm,
     VersionedAdminMixin,
@@ -149,6 +150,7 @@ class PersonAdmin(VersionedAdminMixin, admin.ModelAdmin):
         ("organization", admin.RelatedOnlyFieldListFilter),
         "topics",
         ImportedDataFilter,
+        LinkWithoutAddressFilter,
     ]
     search_fields = [
         "display_name",
@@ -284,6 +286,7 @@ class ExperienceAdmin(admin.ModelAdmin):
         "kind",
         ("organization", admin.RelatedOnlyFieldListFilter),
         "source",
+        LinkWithoutAddressFilter,
     ]
     readonly_fields = PROVENANCE_FIELDS
     search_fields = [
@@ -313,6 +316,7 @@ class OpenSourceContributionAdmin(admin.ModelAdmin):
         "start_year",
         "end_year",
     ]
+    list_filter = [LinkWithoutAddressFilter]
     search_fields = ["project", "organization", "person__display_name"]
     autocomplete_fields = ["person", "publication"]
     list_select_related = ["person"]

@@ -89,7 +89,12 @@ def profile_prefetches() -> list:
         "awards",
         "service",
         "teaching__organization",
-        "open_source__links",
+        models.Prefetch(
+            "open_source",
+            queryset=OpenSourceContribution.objects.select_related(
+                "publication"
+            ).prefetch_related("links"),
+        ),
         "skills",
         "interests",
     ]
@@ -574,6 +579,12 @@ class OpenSourceContribution(models.Model):
         if self.start_year and self.end_year and self.end_year != self.start_year:
             return f"{self.start_year}–{self.end_year}"
         return str(self.start_year or self.end_year or "")
+
+    @property
+    def meta_parts(self) -> list[str]:
+        """Organisation, role and years: those the source gives, in that order."""
+        parts = [self.organization, self.role, self.years_display]
+        return [part for part in parts if part]
 
 
 class ContributionLink(ExternalLink):

@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from core.admin_mixins import VersionedAdminMixin
+from core.admin_mixins import LinkWithoutAddressFilter, VersionedAdminMixin
 from core.models import PROVENANCE_FIELDS
 from people.models import Person
 from publications.models import (
@@ -182,6 +182,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
         ("venue", admin.RelatedOnlyFieldListFilter),
         "topics",
         "source",
+        LinkWithoutAddressFilter,
     ]
     search_fields = [
         "title",

@@ -73,6 +73,8 @@ class PublicationQuerySet(DirectoryQuerySet):
                 ),
             ),
             "links",
+            # A row says where its sources disagree, as the paper's page does.
+            "conflicts",
         )
 
     def by_person(self, person) -> "PublicationQuerySet":

@@ -82,10 +82,17 @@ def _author(authorship) -> SafeString:
 
 @register.simple_tag
 def external_link(link, rel: str = "noopener") -> SafeString:
-    """A link by its label; the label as plain text when no URL is known."""
+    """A link by its label; the label as plain text, marked, when no URL is known."""
     label = link.label or (link.get_kind_display() if hasattr(link, "kind") else "")
     if not link.url:
-        return format_html('<span class="link-text">{}</span>', label)
+        # Never dropped and never given a guessed address: the reader sees the
+        # source named it, and that the address is missing.
+        return format_html(
+            '<span class="link-text no-address" title="{}">{} '
+            '<small class="no-address-note">(no address given)</small></span>',
+            "The source names this link without giving its address.",
+            label,
+        )
     return format_html('<a href="{}" rel="{}">{}</a>', link.url, rel, label or link.url)
 
 

@@ -149,6 +149,12 @@ class TeachingSerializer(serializers.ModelSerializer):
 
 class OpenSourceSerializer(serializers.ModelSerializer):
     links = serializers.SerializerMethodField()
+    publication = SlugRelatedLinkField(
+        view_name="api:publication-detail",
+        lookup_field="slug",
+        read_only=True,
+        allow_null=True,
+    )
 
     class Meta:
         model = OpenSourceContribution
@@ -160,6 +166,7 @@ class OpenSourceSerializer(serializers.ModelSerializer):
             "end_year",
             "description",
             "links",
+            "publication",
         ]
 
     def get_links(self, obj) -> list[dict]:

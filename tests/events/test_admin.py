@@ -80,3 +80,13 @@ def test_a_stale_event_form_is_refused_with_a_message_whatever_its_date(
     assert response.status_code == 200
     assert "errornote" in response.text
     assert Event.objects.get(pk=event.pk).title == "Edited meanwhile"
+
+
+def test_changelist_lists_the_events_with_a_link_without_an_address(
+    admin_client_logged_in,
+):
+    named, linked = factories.event(), factories.event()
+    named.links.create(kind="video", label="watch")
+    linked.links.create(kind="video", url="https://example.org/video")
+    page = admin_client_logged_in.get("/admin/events/event/", {"links": "no_address"})
+    assert list(page.context["cl"].result_list) == [named]

@@ -222,3 +222,30 @@ def test_admin_keeps_a_display_name_given_as_the_member_writes_it(
         reverse("admin:people_person_add"), _person_form(display_name="G. M. Hopper")
     )
     assert Person.objects.get(slug="grace-hopper").display_name == "G. M. Hopper"
+
+
+def test_changelists_list_the_records_with_a_link_without_an_address(
+    admin_client_logged_in,
+):
+    named, linked = factories.person(), factories.person()
+    named.links.create(kind="github", label="github")
+    linked.links.create(kind="github", url="https://example.org/linked")
+    page = admin_client_logged_in.get("/admin/people/person/", {"links": "no_address"})
+    assert list(page.context["cl"].result_list) == [named]
+    assert "Has a link without an address" in page.content.decode()
+
+    job = named.experience.create(role="Intern")
+    job.links.create(label="MaxText #4759")
+    named.experience.create(role="Engineer").links.create(url="https://example.org")
+    page = admin_client_logged_in.get(
+        "/admin/people/experience/", {"links": "no_address"}
+    )
+    assert list(page.context["cl"].result_list) == [job]
+
+    project = named.open_source.create(project="MaxText")
+    project.links.create(label="#4759")
+    named.open_source.create(project="Other")
+    page = admin_client_logged_in.get(
+        "/admin/people/opensourcecontribution/", {"links": "no_address"}
+    )
+    assert list(page.context["cl"].result_list) == [project]

@@ -145,3 +145,10 @@ def test_an_orcid_link_is_stored_short_and_a_wrong_one_refused(people_editor, db
     assert ok.status_code == 200 and ok.json()["orcid"] == "0000-0002-1825-0097"
     assert bad.status_code == 400 and "orcid" in bad.json()["error"]["fields"]
     assert Person.objects.get(slug="josiah").orcid == "0000-0002-1825-0097"
+
+
+def test_an_open_source_project_names_its_paper(api, demo_lab):
+    projects = api.get("/api/people/jingwei-zuo/").json()["open_source"]
+    papers = {p["project"]: p["publication"] for p in projects}
+    assert papers["MaxText"] is None
+    assert papers["DuoAttention"].endswith("/api/publications/duoattention/")

@@ -1,3 +1,4 @@
+import datetime
 import re
 
 import pytest
@@ -208,3 +209,73 @@ def test_profile_shows_addresses_only_when_the_member_publishes_them(
     assert ("<dt>Email</dt>" in html) is published
     # Never in plain form, JSON-LD included.
     assert "@example.org" not in html
+
+
+def test_profile_links_an_open_source_project_to_its_paper(client, db):
+    member = factories.person()
+    paper = factories.publication(title="DuoAttention", authors=[member])
+    member.open_source.create(project="DuoAttention", publication=paper)
+    html = client.get(member.get_absolute_url()).content.decode()
+    card = html[html.index('id="open-source"') :]
+    assert f'Publication: <a href="{paper.get_absolute_url()}">DuoAttention</a>' in card
+
+
+@pytest.mark.parametrize(
+    "given, meta",
+    [
+        ({"start_year": 2025}, "2025"),
+        ({"role": "Contributor", "start_year": 2026}, "Contributor · 2026"),
+        ({"organization": "MIT Han Lab"}, "MIT Han Lab"),
+        (
+            {"organization": "OpenBMB", "role": "Core contributor", "start_year": 2023},
+            "OpenBMB · Core contributor · 2023",
+        ),
+    ],
+)
+def test_a_project_card_joins_only_the_parts_the_source_gives(client, db, given, meta):
+    member = factories.person()
+    member.open_source.create(project="DeepDiverV2", **given)
+    html = client.get(member.get_absolute_url()).content.decode()
+    assert f'<p class="meta">{meta}</p>' in html
+
+
+def test_a_project_card_with_no_parts_has_no_meta_line(client, db):
+    member = factories.person()
+    member.open_source.create(project="DeepDiverV2")
+    html = client.get(member.get_absolute_url()).content.decode()
+    card = html[
+        html.index('id="open-source"') : html.index(
+            "</section>", html.index('id="open-source"')
+        )
+    ]
+    assert 'class="meta"' not in card and "·" not in card
+
+
+def test_profile_says_where_the_sources_disagree_on_a_paper(client, demo_lab):
+    html = client.get("/people/jingwei-zuo/").content.decode()
+    listed = html[html.index('<ul class="publication-list">') :]
+    listed = listed[: listed.index("</ul>")]
+    (item,) = [
+        li for li in listed.split('<li class="publication">') if "DuoAttention:" in li
+    ]
+    assert (
+        '<p class="pub-conflict">The source disagrees with itself on the venue: '
+        "Publication list: ICLR 2025; "
+    ) in item
+    assert "Open source (DuoAttention): published at NeurIPS 2025.</p>" in item
+
+
+def test_profile_rows_join_only_the_parts_the_source_gives(client, db):
+    member = factories.person(team="Turbo Team", organization=None)
+    member.experience.create(role="Intern", location="Seattle, WA, USA")
+    member.education.create(
+        degree="B.Eng.",
+        organization=factories.organization(),
+        start_date=datetime.date(2021, 9, 1),
+    )
+    html = client.get(member.get_absolute_url()).content.decode()
+    assert '<p class="org">Turbo Team</p>' in html
+    assert '<p class="when">Seattle, WA, USA</p>' in html
+    assert re.search(r'<p class="when">[^<·]*2021[^<·]*</p>', html)
+    profile = html[html.index('<article class="profile">') : html.index("</article>")]
+    assert '"> · ' not in profile and " · </" not in profile

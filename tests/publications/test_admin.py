@@ -422,3 +422,17 @@ def test_without_javascript_a_new_paper_gets_its_authors_typed_in_empty_rows(
     assert admin_client_logged_in.post(url, data).status_code == 302
     paper = Publication.objects.get(slug="typed-by-hand")
     assert _authors(paper) == [(1, "Ann First"), (2, "Bo Second")]
+
+
+def test_changelist_lists_the_papers_with_a_link_without_an_address(
+    admin_client_logged_in,
+):
+    named, linked = factories.publication(), factories.publication()
+    named.links.create(kind="arxiv", label="arXiv")
+    named.links.create(kind="code", label="Code")
+    linked.links.create(kind="code", url="https://example.org/code")
+    page = admin_client_logged_in.get(
+        "/admin/publications/publication/", {"links": "no_address"}
+    )
+    assert list(page.context["cl"].result_list) == [named]
+    assert page.context["cl"].result_count == 1

@@ -5,9 +5,10 @@ from tests import factories
 
 def test_publication_list_searches(client, demo_lab, django_assert_max_num_queries):
     # count, ranked candidates, those passing the filters, rows, authors, links,
-    # all facets in one query, and why each matched: the records' titles, authors
-    # and topics, plus the topic names (3, remembered for the data version)
-    with django_assert_max_num_queries(12):
+    # conflicts, all facets in one query, and why each matched: the records'
+    # titles, authors and topics, plus the topic names (3, remembered for the data
+    # version)
+    with django_assert_max_num_queries(13):
         response = client.get("/publications/", {"q": "attention"})
     html = response.content.decode()
     assert "RelayAttention" in html and "DuoAttention" in html
@@ -142,3 +143,11 @@ def test_authors_without_a_place_read_as_with_after_the_ordered_ones(client, db)
         "ordered authors first, then the others"
     )
     assert '<a class="author member" href="/people/ada/">Ada Lovelace</a>' in html
+
+
+def test_a_contribution_without_dates_shows_no_empty_period(client, db):
+    member = factories.person()
+    paper = factories.publication(authors=[member])
+    member.experience.create(role="Research intern", publication=paper)
+    html = client.get(paper.get_absolute_url()).content.decode()
+    assert f"{member.display_name} — Research intern</h3>" in html
