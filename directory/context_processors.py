@@ -1,10 +1,8 @@
-from django.conf import settings
 from django.http import HttpRequest
+
+from core.models import Lab
 
 
 def lab(request: HttpRequest) -> dict:
-    return {
-        "LAB_NAME": settings.LAB_NAME,
-        "LAB_SHORT_NAME": settings.LAB_SHORT_NAME,
-        "LAB_DESCRIPTION": settings.LAB_DESCRIPTION,
-    }
+    """The group the directory is about (None when no record names one)."""
+    return {"lab": Lab.objects.current()}

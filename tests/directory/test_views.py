@@ -15,7 +15,7 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 def test_home_shows_members_news_and_publications(
     client, demo_lab, django_assert_max_num_queries
 ):
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):
         response = client.get("/")
     assert response.status_code == 200
     html = response.content.decode()

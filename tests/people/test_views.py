@@ -103,10 +103,7 @@ def test_profile_shows_the_facts_of_its_source(client, demo_lab, slug, facts):
 def test_profile_marks_co_first_authors_and_links_members(client, demo_lab):
     html = client.get("/people/s-zheng/").content.decode()
     assert '<span class="author">W. Lu</span>*' in html
-    assert (
-        '<a class="author member" href="/people/s-zheng/">S. Zheng</a>*'
-        in html
-    )
+    assert '<a class="author member" href="/people/s-zheng/">S. Zheng</a>*' in html
 
 
 def test_profile_query_count_does_not_grow_with_papers(
