@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.http import HttpRequest
+from django.shortcuts import redirect
 
 from core.models import Lab, Organization, Topic
 
@@ -23,7 +24,7 @@ class OrganizationAdmin(admin.ModelAdmin):
 
 @admin.register(Lab)
 class LabAdmin(admin.ModelAdmin):
-    """One record: a second cannot be added."""
+    """One record: "add" opens the one there is."""
 
     list_display = ["name", "kind", "url", "email"]
     fieldsets = [
@@ -32,5 +33,9 @@ class LabAdmin(admin.ModelAdmin):
         ("Logo", {"fields": ["logo", "logo_alt"]}),
     ]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return super().has_add_permission(request) and not Lab.objects.exists()
+    # Not has_add_permission: every admin page's menu would ask the database.
+    def add_view(self, request: HttpRequest, form_url="", extra_context=None):
+        lab = Lab.objects.first()
+        if lab is not None:
+            return redirect("admin:directory_lab_change", lab.pk)
+        return super().add_view(request, form_url, extra_context)
