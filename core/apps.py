@@ -10,7 +10,7 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         from core import cache, health
-        from core.models import Organization, Topic
+        from core.models import Lab, Organization, Topic
 
-        cache.watch(Topic, Organization)
+        cache.watch(Topic, Organization, Lab)
         health.register_defaults()

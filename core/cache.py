@@ -76,6 +76,11 @@ def remember(parts: list[Any], compute: Callable[[], Any]) -> Any:
     return value
 
 
+def recall(parts: list[Any]) -> Any:
+    """The value `remember` cached for these key parts, or None; computes nothing."""
+    return cache.get(_key(data_version(), parts))
+
+
 def remember_each(
     parts: dict[str, list[Any]], compute: Callable[[list[str]], dict[str, Any]]
 ) -> dict[str, Any]:

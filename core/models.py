@@ -3,8 +3,10 @@ import re
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
+from django.urls import reverse
 
-from core.cache import invalidate
+from core.cache import invalidate, recall, remember
+from core.images import check_image, reencode_image
 from core.paths import slug_path
 
 MIN_YEAR = 1900
@@ -14,6 +16,11 @@ MAX_TOPIC_WORDS = 12
 MAX_YEAR = 2100
 
 year_validators = [MinValueValidator(MIN_YEAR), MaxValueValidator(MAX_YEAR)]
+
+
+def validate_logo(file) -> None:
+    """Reject anything that is not a JPEG, PNG or WebP image within the caps."""
+    check_image(file, "logo")
 
 
 def year_range_constraint(
@@ -249,3 +256,68 @@ class Provenance(models.Model):
 
 # Shown read-only in the admin: importers set them, people do not.
 PROVENANCE_FIELDS = ("source", "source_id", "retrieved_at")
+
+
+class LabQuerySet(DirectoryQuerySet):
+    def current(self) -> "Lab | None":
+        """The one lab record, or None; cached per data version."""
+        [lab] = remember(["lab"], lambda: [self.first()])
+        return lab
+
+    def cached(self) -> "Lab | None":
+        """The lab record if the cache holds it, without asking the database."""
+        found = recall(["lab"])
+        return found[0] if found else None
+
+
+class Lab(models.Model):
+    """The group this directory is about: one record, or none.
+
+    Nothing about it is assumed: a site without the record names no group.
+    """
+
+    class Kind(models.TextChoices):
+        GROUP = "group", "A research group: the people listed are its members"
+        COLLECTION = "collection", "A collection: the people listed are not one group"
+
+    # One row at most: the primary key is always 1.
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    name = models.CharField(max_length=200)
+    description = models.CharField(
+        max_length=300, blank=True, help_text="One or two sentences, in our words."
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.GROUP)
+    address = models.TextField(blank=True, help_text="Postal address, as given.")
+    url = models.URLField("web address", blank=True)
+    email = models.EmailField("contact e-mail", blank=True)
+    logo = models.ImageField(upload_to="lab/", blank=True, validators=[validate_logo])
+    logo_alt = models.CharField(max_length=300, blank=True)
+
+    objects = LabQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "lab"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(id=1),
+                name="%(app_label)s_%(class)s_one_record",
+                violation_error_message="There is one lab record; edit that one.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        self.id = 1
+        if self.logo and not getattr(self.logo, "_committed", True):
+            [logo] = reencode_image(self.logo, max_size=(512, 512))
+            self.logo.save(logo.name, logo, save=False)
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("home")
+
+    @property
+    def has_members(self) -> bool:
+        return self.kind == self.Kind.GROUP

@@ -13,6 +13,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from core.models import Lab
 from core.replicas import replica_health
 
 DATABASE_ERRORS = (OperationalError, InterfaceError)
@@ -35,8 +36,9 @@ def service_unavailable(request: HttpRequest) -> HttpResponse:
     else:
         # Rendered without the request: its context processors would read the
         # session and the user from the database that is failing.
+        # The lab's name only if the cache holds it: never a query.
         page = render_to_string(
-            "503.html", {"LAB_NAME": settings.LAB_NAME, "retry_after": retry_after}
+            "503.html", {"lab": Lab.objects.cached(), "retry_after": retry_after}
         )
         response = HttpResponse(page, status=503)
     response["Retry-After"] = str(retry_after)

@@ -1,10 +1,10 @@
-from django.conf import settings
 from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from core.models import Lab
 
 
 def lab(request: HttpRequest) -> dict:
-    return {
-        "LAB_NAME": settings.LAB_NAME,
-        "LAB_SHORT_NAME": settings.LAB_SHORT_NAME,
-        "LAB_DESCRIPTION": settings.LAB_DESCRIPTION,
-    }
+    """The group the directory is about (falsy when no record names one)."""
+    # Lazy: pages that never name it (the admin's) do not read it.
+    return {"lab": SimpleLazyObject(Lab.objects.current)}

@@ -310,15 +310,6 @@ PHOTO_MAX_BYTES = env.int("PHOTO_MAX_BYTES", 5 * 1024 * 1024)
 PHOTO_MAX_PIXELS = env.int("PHOTO_MAX_PIXELS", 40_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
 
-LAB_NAME = env.str("LAB_NAME", "Efficient AI Systems Group")
-LAB_SHORT_NAME = env.str("LAB_SHORT_NAME", "EASG")
-LAB_DESCRIPTION = env.str(
-    "LAB_DESCRIPTION",
-    "We make large models cheaper to train and serve: sparse and efficient "
-    "attention, KV-cache quantization, speculative decoding, diffusion-model "
-    "acceleration and the systems that run them.",
-)
-
 # Where members' records are read from (sources/): ORCID's public API and OpenAlex,
 # which asks callers to name a contact address for its polite pool.
 ORCID_API_URL = env.str("ORCID_API_URL", "https://pub.orcid.org/v3.0").rstrip("/")
@@ -395,7 +386,7 @@ REST_FRAMEWORK = {
 SEMANTIC_SEARCH = env.bool("SEMANTIC_SEARCH", False)
 
 SPECTACULAR_SETTINGS = {
-    "TITLE": f"{LAB_NAME} API",
+    "TITLE": "Lab directory API",
     "DESCRIPTION": (
         "The lab directory's members, publications and events. Lists take the same "
         "filters as the site's pages (`q`, `topic`, `role`, `year`, `venue`…), "

@@ -5,7 +5,6 @@ import re
 from collections.abc import Callable, Iterable
 
 import icalendar
-from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port
@@ -16,6 +15,7 @@ from django.utils.feedgenerator import Atom1Feed
 from core.dates import Precision
 from core.lib.dates import format_partial
 from core.lib.text import render_markdown
+from core.models import Lab
 from core.structured_data import plain_text
 from events.models import Event
 
@@ -35,10 +35,12 @@ class NewsFeed(Feed):
     feed_type = Atom1Feed
 
     def title(self) -> str:
-        return f"{settings.LAB_NAME}: news"
+        lab = Lab.objects.current()
+        return f"{lab.name}: news" if lab else "News"
 
     def subtitle(self) -> str:
-        return settings.LAB_DESCRIPTION
+        lab = Lab.objects.current()
+        return lab.description if lab else ""
 
     def link(self) -> str:
         return reverse("events:list")
@@ -142,7 +144,7 @@ def calendar(
     """An RFC 5545 calendar of the events, byte-identical until one changes."""
     host = _site_host(request)
     cal = icalendar.Calendar.new(
-        prodid=f"-//{settings.LAB_NAME}//Lab directory//EN",
+        prodid="-//Lab directory//EN",
         # icalendar writes the name as is, not escaped as text: a line break in
         # a member's name would end the content line and fail the whole calendar.
         name=" ".join(name.split()),

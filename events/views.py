@@ -1,7 +1,7 @@
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.generic import DetailView
 
+from core.models import Lab
 from events.feeds import calendar_response
 from events.filters import EventFilter
 from events.models import Event
@@ -19,10 +19,11 @@ class EventDetailView(DetailView):
 
 def event_calendar(request: HttpRequest) -> HttpResponse:
     """Every talk and event of the lab as an iCalendar feed."""
+    lab = Lab.objects.current()
     return calendar_response(
         request,
         Event.objects.order_by("date", "id"),
-        name=f"{settings.LAB_NAME}: talks and events",
+        name=f"{lab.name}: talks and events" if lab else "Talks and events",
         key="events",
         filename="events.ics",
     )

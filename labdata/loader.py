@@ -12,6 +12,7 @@ from django.db import models, transaction
 from core.models import Provenance, Topic
 from core.validation import validation_messages
 from labdata import reader
+from labdata.lab import load_lab
 from labdata.reader import LabFileError, Records, Sources
 from labdata.sections import (
     AUTHOR,
@@ -101,6 +102,7 @@ class _Loader:
 
     def load(self, data: Records) -> None:
         """Write the records section by section, each after those it refers to."""
+        load_lab(data["lab"].get("lab"), self.sources.get(("lab", "lab")), self.stats)
         self._load_topics(data["topics"])
         self._load_all("organizations", ORGANIZATION, data)
         self._load_all("venues", VENUE, data)

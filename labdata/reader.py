@@ -10,6 +10,8 @@ import yaml
 from core.lib.dates import parse_partial
 
 SECTIONS = ("topics", "organizations", "venues", "people", "publications", "events")
+# The group the directory is about: one mapping, not a list, read as one record.
+LAB = "lab"
 
 Records = dict[str, dict[str, dict]]
 Sources = dict[tuple[str, str], Path]
@@ -26,7 +28,7 @@ def read_lab_files(paths: Iterable[Path]) -> Records:
 
 def read_with_sources(paths: Iterable[Path]) -> tuple[Records, Sources]:
     """Return the merged records and the file each record was first read from."""
-    merged: Records = {name: {} for name in SECTIONS}
+    merged: Records = {name: {} for name in (*SECTIONS, LAB)}
     sources: Sources = {}
     for path in sorted(paths):
         for section, record in _records(path):
@@ -52,6 +54,11 @@ def _records(path: Path) -> Iterable[tuple[str, dict]]:
     # A member's file names its one record `person:`; it is a record of `people`.
     if "person" in data:
         data.setdefault("people", []).append(data.pop("person"))
+    if LAB in data:
+        lab = data.pop(LAB)
+        if not isinstance(lab, dict):
+            raise LabFileError(f"{path}: lab must be a mapping of its fields")
+        yield LAB, {**lab, "slug": LAB}
     unknown = set(data) - set(SECTIONS)
     if unknown:
         raise LabFileError(f"{path}: unknown sections {sorted(unknown)}")

@@ -2,10 +2,10 @@
 
 from typing import Any
 
-from django.conf import settings
 from django.urls import reverse
 
 from core.lib.identifiers import openalex_url, orcid_url
+from core.models import Lab
 from core.structured_data import SCHEMA, Absolute, clean, identified, organization
 
 
@@ -35,11 +35,7 @@ def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
             "affiliation": organization(person.organization)
             if person.organization
             else None,
-            "memberOf": {
-                "@type": "ResearchOrganization",
-                "name": settings.LAB_NAME,
-                "url": absolute(reverse("home")),
-            },
+            "memberOf": group(Lab.objects.current(), absolute),
             "alumniOf": alumni,
             "knowsAbout": [topic.name for topic in person.topics.all()],
             **identified(
@@ -49,5 +45,19 @@ def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
                 ],
                 [link.url for link in person.links.all() if link.url],
             ),
+        }
+    )
+
+
+def group(lab: Lab | None, absolute: Absolute) -> dict[str, Any] | None:
+    """The research group the member belongs to, if the lab record is one."""
+    if lab is None or not lab.has_members:
+        return None
+    return clean(
+        {
+            "@type": "ResearchOrganization",
+            "name": lab.name,
+            "url": lab.url or absolute(reverse("home")),
+            "email": lab.email,
         }
     )

@@ -3,10 +3,10 @@
 import datetime
 from collections.abc import Callable
 
-from django.conf import settings
 from icalendar import Component
 from icalendar.prop import vN, vOrg, vText, vUri
 
+from core.models import Lab
 from people.models import Person
 
 
@@ -17,14 +17,16 @@ def person_vcard(person: Person, absolute: Callable[[str], str]) -> bytes:
     card.name = "VCARD"
     # RFC 6350 wants VERSION straight after BEGIN; properties stay in this order.
     card.add("VERSION", vText("4.0"))
-    card.add("PRODID", vText(f"-//{settings.LAB_NAME}//Lab directory//EN"))
+    card.add("PRODID", vText("-//Lab directory//EN"))
     card.add("KIND", vText("individual"))
     card.add("FN", vText(person.display_name))
     card.add("N", vN((person.family_name, person.given_name, "", "", "")))
     if person.preferred_name:
         card.add("NICKNAME", vText(person.preferred_name))
     if person.organization or person.team:
-        org = person.organization.name if person.organization else settings.LAB_NAME
+        lab = Lab.objects.current()
+        group = lab.name if lab and lab.has_members else ""
+        org = person.organization.name if person.organization else group
         # vOrg separates units with ";" without escaping one inside a unit.
         units = [unit.replace(";", ",") for unit in (org, person.team) if unit]
         card.add("ORG", vOrg(tuple(units)))

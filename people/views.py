@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.db.models import prefetch_related_objects
@@ -8,6 +7,7 @@ from django.utils.functional import SimpleLazyObject
 from django.views.generic import DetailView
 
 from core.cache import data_version, remember
+from core.models import Lab
 from events.models import Event
 from events.services import calendar_response
 from people.connections import connection_between, two_members
@@ -130,10 +130,11 @@ def person_network(request: HttpRequest) -> HttpResponse:
 def person_calendar(request: HttpRequest, slug: str) -> HttpResponse:
     """A member's talks and events as an iCalendar feed."""
     person = get_object_or_404(Person, slug=slug)
+    lab = Lab.objects.current()
     return calendar_response(
         request,
         Event.objects.filter(people=person).order_by("date", "id"),
-        name=f"{person.display_name} · {settings.LAB_NAME}",
+        name=f"{person.display_name} · {lab.name}" if lab else person.display_name,
         key=f"person-{person.pk}-events",
         filename=f"{person.slug}.ics",
     )

@@ -1,7 +1,6 @@
 """Tags for a page's metadata: JSON-LD, Scholar and social meta tags, citations."""
 
 from django import template
-from django.conf import settings
 from django.db.models.fields.files import FieldFile
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -61,12 +60,14 @@ def social_meta(
     # Error pages may be rendered without a request (Django's 400 view).
     request = context.get("request")
     absolute = request.build_absolute_uri if request else (lambda url: url)
-    title = title or settings.LAB_NAME
+    lab = context.get("lab")
+    site_name = lab.name if lab else ""
+    title = title or site_name
     description = Truncator(
-        " ".join((description or settings.LAB_DESCRIPTION).split())
+        " ".join((description or (lab.description if lab else "")).split())
     ).chars(200)
     tags = [
-        ("property", "og:site_name", settings.LAB_NAME),
+        ("property", "og:site_name", site_name),
         ("property", "og:type", og_type),
         ("property", "og:title", title),
         ("property", "og:description", description),

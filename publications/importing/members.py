@@ -27,7 +27,7 @@ def _initials(given: str) -> str:
 
 
 def printed_name(name: str) -> Author:
-    """Return the author a name as printed ("Zheng, S.", "Shaoyi Zheng") is."""
+    """Return the author a name as printed ("Zheng, S.", "Lei Zhu") is."""
     given, family, _ = name_parts(name)
     return Author(name, family, given, "")
 
@@ -143,7 +143,7 @@ def match_authors(
         candidates.append(found)
     taken: set[int] = set()
     # Full-name matches first, so that "S. Zheng" cannot take a member whom
-    # "Shaoyi Zheng" on the same list names in full.
+    # "Sam Zheng" on the same list names in full.
     for strong in (True, False):
         for i, found in enumerate(candidates):
             if len(found) == 1 and full[i] == strong and found[0].pk not in taken:

@@ -19,7 +19,7 @@ def test_home_shows_members_news_and_publications(
         response = client.get("/")
     assert response.status_code == 200
     html = response.content.decode()
-    for name in ["Lei Zhu", "Jingwei Zuo", "Shaoyi Zheng", "Zhongzhu Zhou"]:
+    for name in ["Lei Zhu", "Jingwei Zuo", "S. Zheng", "Zhongzhu Zhou"]:
         assert name in html
     news = html[html.index("Latest news") : html.index("Upcoming events")]
     talks = html[html.index("Recent talks") : html.index("Recent publications")]

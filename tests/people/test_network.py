@@ -81,7 +81,7 @@ def test_group_network_is_capped_and_says_what_it_left_out(lab):
 def test_network_page_links_every_member_and_is_cached(
     client, lab, django_assert_max_num_queries
 ):
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):
         html = client.get("/people/network/").content.decode()
     svg = html[html.index("<svg") : html.index("</svg>")]
     for slug in ("ada", "bo", "cy"):

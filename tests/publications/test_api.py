@@ -94,7 +94,7 @@ def test_csl_json_for_one_and_many(api, demo_lab):
         ({"status": "under_review"}, None),
         ({"kind": "journal_article"}, None),
         (
-            {"author": "shaoyi-zheng"},
+            {"author": "s-zheng"},
             {"toma", "hilberta", "speculative-recompute", "sub-cp"},
         ),
         ({"selected": "true"}, None),

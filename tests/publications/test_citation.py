@@ -6,7 +6,7 @@ from tests import factories
 
 def test_incomplete_author_lists_end_with_et_al(db):
     publication = factories.publication(
-        title="HilbertA", year=2026, authors_complete=False, authors=["Shaoyi Zheng"]
+        title="HilbertA", year=2026, authors_complete=False, authors=["S. Zheng"]
     )
 
     assert apa(publication).startswith("Zheng, S., et al. (2026). HilbertA.")
@@ -15,7 +15,7 @@ def test_incomplete_author_lists_end_with_et_al(db):
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("Wenbo Lu", "Lu, W."),
+        ("Jane Doe", "Doe, J."),
         ("Y. Xia", "Xia, Y."),
         ("Chi-Min Chan", "Chan, C.-M."),
         ("Rynson W.H. Lau", "Lau, R. W. H."),
@@ -55,7 +55,7 @@ def test_apa_names_unplaced_authors_in_a_note_not_in_the_list(db):
     alone = factories.publication(title="KITTY", year=2026)
     alone.authorships.create(position=1, name="Zhongzhu Zhou", position_unknown=True)
     mixed = factories.publication(title="Mixed", year=2025, authors=["A. One"])
-    mixed.authorships.create(position=9, name="Wenbo Lu", position_unknown=True)
+    mixed.authorships.create(position=9, name="W. Lu", position_unknown=True)
 
     assert apa(alone).startswith(
         "[Authors include Zhou, Z.; order not given] (2026). KITTY."

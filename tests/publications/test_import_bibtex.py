@@ -47,7 +47,7 @@ def authors_of(title: str) -> list[str]:
 
 @pytest.fixture
 def members(db):
-    """The four demo members, with the names their papers print."""
+    """Four members named in full, so that every way of printing a name can match."""
     return {
         slug: factories.person(
             given_name=given,
@@ -57,7 +57,7 @@ def members(db):
             slug=slug,
         )
         for slug, given, family, native in (
-            ("shaoyi-zheng", "Shaoyi", "Zheng", ""),
+            ("siyu-zheng", "Siyu", "Zheng", ""),
             ("lei-zhu", "Lei", "Zhu", "祝磊"),
             ("zhongzhu-zhou", "Zhongzhu", "Zhou", ""),
             ("jingwei-zuo", "Jingwei", "Zuo", "左京伟"),
@@ -388,7 +388,7 @@ def test_members_are_matched_by_any_variant_of_their_name(members):
         (a.name, a.person.slug if a.person else None) for a in paper.authorships.all()
     ]
     assert linked == [
-        ("S. Zheng", "shaoyi-zheng"),
+        ("S. Zheng", "siyu-zheng"),
         ("Lei Zhu", "lei-zhu"),
         ("Z. Zhou", "zhongzhu-zhou"),
         ("Jingwei Zuo", "jingwei-zuo"),
@@ -432,11 +432,11 @@ def test_person_option_links_the_member_even_by_initials(members):
         "@article{b, title={Without Them}, author={Doe, Jane}, journal={J}, year=2020}"
     )
     report = publication_import_bibtex(
-        text=text, source="mine.bib", person=members["shaoyi-zheng"]
+        text=text, source="mine.bib", person=members["siyu-zheng"]
     )
-    assert Authorship.objects.get(name="SY Zheng").person == members["shaoyi-zheng"]
+    assert Authorship.objects.get(name="SY Zheng").person == members["siyu-zheng"]
     assert [(m.key, m.reason) for m in report.person_missing] == [
-        ("b", "Shaoyi Zheng is not among the authors")
+        ("b", "Siyu Zheng is not among the authors")
     ]
     assert Publication.objects.filter(title="Without Them").exists()
 
@@ -449,9 +449,9 @@ def test_person_option_settles_a_name_that_fits_them_and_another_member(members)
         "@article{a, title={T}, author={Zheng, S. and Doe, J.}, journal={J}, year=2020}"
     )
     report = publication_import_bibtex(
-        text=text, source="mine.bib", person=members["shaoyi-zheng"]
+        text=text, source="mine.bib", person=members["siyu-zheng"]
     )
-    assert Authorship.objects.get(name="S. Zheng").person == members["shaoyi-zheng"]
+    assert Authorship.objects.get(name="S. Zheng").person == members["siyu-zheng"]
     assert report.ambiguous == [] and report.person_missing == []
 
 
@@ -501,7 +501,7 @@ LAB_FILE = """
 
 @misc{zheng2024,
   title         = {A Preprint on Attention},
-  author        = {Zheng, Shaoyi},
+  author        = {Zheng, Siyu},
   year          = {2024},
   eprint        = {2402.05555},
   archivePrefix = {arXiv},
@@ -595,7 +595,7 @@ def test_a_record_kept_by_hand_only_has_its_blanks_filled(members):
         year=2021,
         venue=venue,
         summary="Our words.",
-        authors=[members["shaoyi-zheng"], "Lei Zhu", "Z. Zhou", "Jingwei Zuo"],
+        authors=[members["siyu-zheng"], "Lei Zhu", "Z. Zhou", "Jingwei Zuo"],
     )
     report = run("names.bib")
     curated.refresh_from_db()
@@ -603,7 +603,7 @@ def test_a_record_kept_by_hand_only_has_its_blanks_filled(members):
     assert [item.key for item in report.updated] == ["members2021"]
     people = [a.person_id for a in curated.authorships.order_by("position")]
     assert people == [
-        members["shaoyi-zheng"].pk,
+        members["siyu-zheng"].pk,
         members["lei-zhu"].pk,
         members["zhongzhu-zhou"].pk,
         members["jingwei-zuo"].pk,
@@ -629,7 +629,7 @@ def test_links_and_hand_made_author_links_survive_a_reimport(members):
     run("arxiv.bib")
     paper = Publication.objects.get(citation_key="eprint2024")
     doe = paper.authorships.get(name="Jane Doe")
-    doe.person = members["shaoyi-zheng"]  # staff resolved it by hand
+    doe.person = members["siyu-zheng"]  # staff resolved it by hand
     doe.equal_contribution = True
     doe.save()
     text = corpus("arxiv.bib").replace("Zuo, Jingwei and Doe, Jane", "Doe, Jane")
@@ -637,7 +637,7 @@ def test_links_and_hand_made_author_links_survive_a_reimport(members):
     [author] = paper.authorships.all()
     assert (author.name, author.person, author.equal_contribution) == (
         "Jane Doe",
-        members["shaoyi-zheng"],
+        members["siyu-zheng"],
         True,
     )
 
@@ -721,7 +721,7 @@ def test_import_queries_do_not_grow_with_the_number_of_entries(
 ):
     def entries(n: int, name: str) -> str:
         return "\n".join(
-            f"@article{{k{i}, title={{{name} {i}}}, author={{Zheng, Shaoyi and"
+            f"@article{{k{i}, title={{{name} {i}}}, author={{Zheng, Siyu and"
             f" Doe, J. and Roe, R.}}, journal={{J{i % 3}}}, year=2020,"
             f" url={{https://x.org/{name}/{i}}}}}"
             for i in range(n)

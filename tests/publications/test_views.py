@@ -8,7 +8,8 @@ def test_publication_list_searches(client, demo_lab, django_assert_max_num_queri
     # conflicts, all facets in one query, and why each matched: the records'
     # titles, authors and topics, plus the topic names (3, remembered for the data
     # version)
-    with django_assert_max_num_queries(13):
+    # and the group record (once per data version).
+    with django_assert_max_num_queries(14):
         response = client.get("/publications/", {"q": "attention"})
     html = response.content.decode()
     assert "RelayAttention" in html and "DuoAttention" in html

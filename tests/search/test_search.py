@@ -292,7 +292,8 @@ def test_search_page_groups_results_by_kind(
     # 17 (the topics named like it among them), and the reasons people and papers
     # matched (once per data version); one more for where the papers' sources
     # disagree.
-    with django_assert_max_num_queries(34):
+    # and the group record (once per data version).
+    with django_assert_max_num_queries(35):
         response = client.get("/search/", {"q": "attention"})
     groups = {g["label"]: g for g in search_groups(parse("attention"))}
     assert groups["People"]["count"] >= 2

@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from core.models import Topic
+from core.models import Lab, Topic
 from events.models import Event
 from people.models import Person
 from publications.models import Publication
@@ -287,15 +287,25 @@ def test_arxiv_papers_offer_the_arxiv_pdf(client, db):
 # -- OpenGraph and Twitter ------------------------------------------------------------
 
 
-def test_every_page_has_social_cards_with_site_defaults(client, db, settings):
+def test_every_page_has_social_cards_with_site_defaults(client, db):
+    Lab.objects.create(name="Test Group", description="What the group does.")
     head = _page(client, "/people/")
 
-    assert _meta(head, "og:site_name") == [settings.LAB_NAME]
-    assert _meta(head, "og:title") == [settings.LAB_NAME]
+    assert _meta(head, "og:site_name") == ["Test Group"]
+    assert _meta(head, "og:title") == ["Test Group"]
+    assert _meta(head, "og:description") == ["What the group does."]
     assert _meta(head, "og:type") == ["website"]
     assert _meta(head, "og:url") == ["http://testserver/people/"]
     assert _meta(head, "twitter:card") == ["summary"]
-    assert _meta(head, "twitter:title") == [settings.LAB_NAME]
+    assert _meta(head, "twitter:title") == ["Test Group"]
+
+
+def test_without_a_lab_record_the_cards_name_no_site(client, db):
+    head = _page(client, "/people/")
+
+    assert _meta(head, "og:site_name") == []
+    assert _meta(head, "og:title") == []
+    assert _meta(head, "og:type") == ["website"]
 
 
 def test_profile_publication_and_event_pages_override_the_cards(client, demo_lab):
