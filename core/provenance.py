@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.db import models
 
-from core.models import Organization, Topic, TopicClosure
+from core.models import Lab, Organization, Topic, TopicClosure
 
 
 class Origin(enum.StrEnum):
@@ -91,5 +91,15 @@ FIELDS: FieldSources = {
         **from_lab("short_name", "kind", "location", "url"),
         "name": (lab("name"), ORCID, OPENALEX),
         "slug": (SLUG, derived("from the name an import gives")),
+    },
+    # The group: the lab files' `lab:` mapping (labdata/lab.py), or the admin.
+    Lab: {
+        **{
+            key: (lab(f"lab: {key}"), ADMIN)
+            for key in ("name", "description", "kind", "address", "url", "email")
+        },
+        "logo_alt": (lab("lab: logo_alt"), ADMIN),
+        "logo": (ADMIN,),
+        "id": (hidden("the one record's fixed key"),),
     },
 }

@@ -15,7 +15,8 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 def test_home_shows_members_news_and_publications(
     client, demo_lab, django_assert_max_num_queries
 ):
-    with django_assert_max_num_queries(13):
+    # The page's own, the group record, and the conflicts of its papers.
+    with django_assert_max_num_queries(14):
         response = client.get("/")
     assert response.status_code == 200
     html = response.content.decode()
