@@ -108,6 +108,8 @@ class Publication(Provenance, models.Model):
         NOT_STATED = "not_stated", "Status not stated"
 
     class Kind(models.TextChoices):
+        # The source does not say what kind of work it is.
+        NOT_STATED = "", "Kind not stated"
         CONFERENCE_PAPER = "conference_paper", "Conference paper"
         JOURNAL_ARTICLE = "journal_article", "Journal article"
         WORKSHOP_PAPER = "workshop_paper", "Workshop paper"
@@ -132,8 +134,9 @@ class Publication(Provenance, models.Model):
         help_text="The source names only the method or project, not a paper title.",
     )
     slug = models.SlugField(max_length=120, unique=True)
+    # Both default to "not stated": a record says what its source says, no more.
     kind = models.CharField(
-        max_length=30, choices=Kind.choices, default=Kind.CONFERENCE_PAPER
+        max_length=30, choices=Kind.choices, blank=True, default=Kind.NOT_STATED
     )
     year = models.PositiveSmallIntegerField(
         null=True,
@@ -155,7 +158,7 @@ class Publication(Provenance, models.Model):
         max_length=300, blank=True, help_text="Track, volume or full proceedings title."
     )
     status = models.CharField(
-        max_length=20, choices=Status.choices, default=Status.PUBLISHED
+        max_length=20, choices=Status.choices, default=Status.NOT_STATED
     )
     presentation = models.CharField(
         max_length=20, choices=Presentation.choices, blank=True, default=""
