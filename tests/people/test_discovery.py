@@ -15,8 +15,9 @@ def test_the_profile_lists_similar_researchers_with_reasons(
     client, computed, django_assert_max_num_queries
 ):
     # The profile's own (with its pictures, citations and selected works), and
-    # the stale check, the list, its topics and places.
-    with django_assert_max_num_queries(26):
+    # the stale check, the list, its topics and places; its papers' source
+    # conflicts (for their citations' notes).
+    with django_assert_max_num_queries(27):
         response = client.get("/people/ana/")
     html = response.content.decode()
     section = html[html.index('id="similar"') :]

@@ -5,9 +5,10 @@ from tests import factories
 
 def test_publication_list_searches(client, demo_lab, django_assert_max_num_queries):
     # count, ranked candidates, those passing the filters, rows, authors, links,
-    # all facets in one query, and why each matched: the records' titles, authors
-    # and topics, plus the topic names (3, remembered for the data version)
-    with django_assert_max_num_queries(12):
+    # source conflicts (for the entries' notes), all facets in one query, and why
+    # each matched: the records' titles, authors and topics, plus the topic names
+    # (3, remembered for the data version)
+    with django_assert_max_num_queries(13):
         response = client.get("/publications/", {"q": "attention"})
     html = response.content.decode()
     assert "RelayAttention" in html and "DuoAttention" in html

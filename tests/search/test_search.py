@@ -290,8 +290,8 @@ def test_search_page_groups_results_by_kind(
     client, demo_lab, django_assert_max_num_queries
 ):
     # 17 (the topics named like it among them), and the reasons people and papers
-    # matched (once per data version).
-    with django_assert_max_num_queries(33):
+    # matched (once per data version), and the papers' source conflicts.
+    with django_assert_max_num_queries(34):
         response = client.get("/search/", {"q": "attention"})
     groups = {g["label"]: g for g in search_groups(parse("attention"))}
     assert groups["People"]["count"] >= 2
