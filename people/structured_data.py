@@ -3,6 +3,7 @@
 from typing import Any
 
 from django.urls import reverse
+from django.utils import timezone
 
 from core.lib.identifiers import openalex_url, orcid_url
 from core.models import Lab
@@ -12,8 +13,12 @@ from core.structured_data import SCHEMA, Absolute, clean, identified, organizati
 def person_jsonld(person, absolute: Absolute) -> dict[str, Any]:
     """A member's profile as a schema.org Person."""
     url = absolute(person.get_absolute_url())
+    # A study still under way (ongoing, or ending later than today) is not alumni.
+    today = timezone.localdate()
     alumni, seen = [], set()
     for row in person.education.all():
+        if row.is_ongoing or (row.end_date and row.end_date > today):
+            continue
         if row.organization_id not in seen:
             seen.add(row.organization_id)
             alumni.append(organization(row.organization))

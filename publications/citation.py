@@ -63,8 +63,7 @@ def _sentence(text: str) -> str:
 
 def _source(publication) -> str:
     """Where it appeared: journal, volume(issue), pages; else venue (Vol., pp.)."""
-    venue = publication.venue.name if publication.venue else publication.venue_detail
-    venue = venue.strip()
+    venue = publication.cited_venue.strip()
     volume, number = publication.volume.strip(), publication.number.strip()
     pages = publication.pages.strip().replace("--", "–")
     if publication.kind == "journal_article":
@@ -86,16 +85,21 @@ def apa(publication) -> str:
     if publication.status == "accepted":
         when = "(in press)"
     else:
-        when = f"({publication.year_label})"
+        year = publication.cited_year
+        when = f"({'n.d.' if year is None else year})"
     title = publication.title.strip()
     if publication.working_title:
         title += " [Working title]"
-    if publication.status == "under_review":
-        title += " [Manuscript under review]"
+    if publication.under_review:
+        note = publication.status_note  # "Under review at ICLR 2026"
+        title += f" [Manuscript {note[:1].lower()}{note[1:]}]"
     parts = [f"{authors} {when}." if authors else f"{when}.", _sentence(title)]
     source = _source(publication)
     if source:
         parts.append(_sentence(source))
+    # APA prints one source: where the sources disagree, it names them all instead.
+    if publication.venue_conflict_note:
+        parts.append(f"[{publication.venue_conflict_note}].")
     if publication.doi:
         parts.append(f"https://doi.org/{publication.doi}")
     elif publication.arxiv_id:

@@ -55,24 +55,38 @@ def _csl_pages(pages: str) -> str:
     return re.sub(r"\s*[–—]\s*|\s*--\s*", "-", pages)
 
 
+# How BibTeX's "and others" reads in CSL: a last name that CSL processors print as
+# one more author ("Zhou, Z., & others" in APA), so no reader takes a partial
+# list for the whole. CSL has no field saying a list is incomplete.
+CSL_OTHERS = {"literal": "others"}
+
+
 def to_csl(publication: Publication) -> dict:
     """One publication as a CSL-JSON item."""
+    authors = [_csl_name(a) for a in publication.ordered_authors]
+    if authors and not publication.authors_complete:
+        authors.append(CSL_OTHERS)
     item: dict = {
         "id": key_for(publication),
-        "type": CSL_TYPES.get(publication.kind, "document"),
+        # A manuscript: what CSL styles cite as unpublished.
+        "type": "manuscript"
+        if publication.under_review
+        else CSL_TYPES.get(publication.kind, "document"),
         "title": publication.title,
-        "author": [_csl_name(a) for a in publication.ordered_authors],
+        "author": authors,
         "citation-key": key_for(publication),
     }
-    # No "issued" for an undated work: CSL styles print it as "n.d.".
-    if publication.year is not None:
+    # No "issued" for an undated work or one under review: styles print "n.d.".
+    if publication.cited_year is not None:
         date = [publication.year, publication.month][: 2 if publication.month else 1]
         item["issued"] = {"date-parts": [date]}
+    # No container while under review or while the sources disagree on it: a
+    # style prints one container, so naming both would cite it as in neither.
     venue = publication.venue
-    container = venue.name if venue else publication.venue_detail
+    container = publication.cited_venue
     if container:
         item["container-title"] = container
-    if venue and venue.short_name:
+    if container and venue and venue.short_name:
         item["container-title-short"] = venue.short_name
     optional = {
         "DOI": publication.doi,
@@ -89,10 +103,12 @@ def to_csl(publication: Publication) -> dict:
     item.update({key: value for key, value in optional.items() if value})
     if publication.arxiv_id:
         item["number"] = f"arXiv:{publication.arxiv_id}"
-    if publication.status_note:
-        item["status"] = publication.status_note.lower()
-    if publication.author_order_note:
-        item["note"] = publication.author_order_note
+    status = publication.status_note
+    if status:
+        item["status"] = status[0].lower() + status[1:]
+    notes = [publication.venue_conflict_note, publication.author_order_note]
+    if any(notes):
+        item["note"] = ". ".join(note.rstrip(".") for note in notes if note) + "."
     return item
 
 
@@ -153,21 +169,29 @@ def _ris_line(tag: str, value: str) -> str:
 
 
 def _ris_record(publication: Publication) -> list[str]:
-    lines = [_ris_line("TY", RIS_TYPES.get(publication.kind, "GEN"))]
+    kind = (
+        "UNPB" if publication.under_review else RIS_TYPES.get(publication.kind, "GEN")
+    )
+    lines = [_ris_line("TY", kind)]
     lines.append(_ris_line("ID", key_for(publication)))
     lines.append(_ris_line("TI", publication.title))
-    for authorship in publication.ordered_authors:
+    authors = publication.ordered_authors
+    for authorship in authors:
         given, family, suffix = name_parts(authorship.name, authorship.family_name)
         lines.append(
             _ris_line("AU", ", ".join(p for p in (family, given, suffix) if p))
         )
-    if publication.year is not None:
-        lines.append(_ris_line("PY", str(publication.year)))
-    if publication.year is not None and publication.month:
-        lines.append(_ris_line("DA", f"{publication.year}/{publication.month:02d}//"))
-    container = (
-        publication.venue.name if publication.venue else publication.venue_detail
-    )
+    # RIS has no mark for a partial list: "others" is read as one more author (as
+    # BibTeX's "and others"; rispy and reference managers keep it), and the N1
+    # note below says so in words.
+    if authors and not publication.authors_complete:
+        lines.append(_ris_line("AU", "others"))
+    year = publication.cited_year
+    if year is not None:
+        lines.append(_ris_line("PY", str(year)))
+    if year is not None and publication.month:
+        lines.append(_ris_line("DA", f"{year}/{publication.month:02d}//"))
+    container = publication.cited_venue
     if container:
         lines.append(_ris_line("T2", container))
         if publication.kind == Publication.Kind.JOURNAL_ARTICLE:
@@ -187,7 +211,13 @@ def _ris_record(publication: Publication) -> list[str]:
         lines.append(_ris_line("UR", url))
     if publication.arxiv_id:
         lines.append(_ris_line("UR", f"https://arxiv.org/abs/{publication.arxiv_id}"))
-    for note in (publication.status_note, publication.author_order_note):
+    notes = (
+        publication.status_note,
+        publication.venue_conflict_note,
+        publication.author_order_note,
+        publication.authors_incomplete_note,
+    )
+    for note in notes:
         if note:
             lines.append(_ris_line("N1", note))
     lines.append("ER  - ")

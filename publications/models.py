@@ -110,6 +110,8 @@ class Publication(Provenance, models.Model):
         NOT_STATED = "not_stated", "Status not stated"
 
     class Kind(models.TextChoices):
+        # The source does not say what kind of work it is.
+        NOT_STATED = "", "Kind not stated"
         CONFERENCE_PAPER = "conference_paper", "Conference paper"
         JOURNAL_ARTICLE = "journal_article", "Journal article"
         WORKSHOP_PAPER = "workshop_paper", "Workshop paper"
@@ -134,8 +136,9 @@ class Publication(Provenance, models.Model):
         help_text="The source names only the method or project, not a paper title.",
     )
     slug = models.SlugField(max_length=120, unique=True)
+    # Both default to "not stated": a record says what its source says, no more.
     kind = models.CharField(
-        max_length=30, choices=Kind.choices, default=Kind.CONFERENCE_PAPER
+        max_length=30, choices=Kind.choices, blank=True, default=Kind.NOT_STATED
     )
     year = models.PositiveSmallIntegerField(
         null=True,
@@ -157,7 +160,7 @@ class Publication(Provenance, models.Model):
         max_length=300, blank=True, help_text="Track, volume or full proceedings title."
     )
     status = models.CharField(
-        max_length=20, choices=Status.choices, default=Status.PUBLISHED
+        max_length=20, choices=Status.choices, default=Status.NOT_STATED
     )
     presentation = models.CharField(
         max_length=20, choices=Presentation.choices, blank=True, default=""
@@ -292,10 +295,58 @@ class Publication(Provenance, models.Model):
 
     @property
     def status_note(self) -> str:
-        """The status as a note for citations: blank when published or not stated."""
+        """The status as a note for citations: blank when published or not stated;
+        "Under review at ICLR 2026" where the source names where it is reviewed."""
         if self.status in (self.Status.PUBLISHED, self.Status.NOT_STATED):
             return ""
+        where = self.venue_detail or self.venue_label
+        if self.under_review and where:
+            return f"Under review at {where}"
         return self.get_status_display()
+
+    @property
+    def under_review(self) -> bool:
+        return self.status == self.Status.UNDER_REVIEW
+
+    @property
+    def cited_year(self) -> int | None:
+        """The year citations give: none for a work under review, which has no year
+        of publication yet (the year stored is that of the venue reviewing it)."""
+        return None if self.under_review else self.year
+
+    @property
+    def venue_statements(self) -> list[str]:
+        """What the sources say of the venue where they disagree, else nothing
+        (reads `conflicts`: prefetch it for a list)."""
+        if self._state.adding:  # an unsaved record has no rows of its own
+            return []
+        return [
+            statement
+            for conflict in self.conflicts.all()
+            if conflict.about.strip().lower() == "venue"
+            for statement in conflict.statement_list
+        ]
+
+    @property
+    def venue_conflict_note(self) -> str:
+        statements = self.venue_statements
+        if not statements:
+            return ""
+        return "The sources disagree on the venue: " + "; ".join(statements)
+
+    @property
+    def cited_venue(self) -> str:
+        """Where citations say the work appeared: nothing while it is under review
+        or while the sources disagree on the venue (a note names them instead)."""
+        if self.under_review or self.venue_statements:
+            return ""
+        return self.venue.name if self.venue else self.venue_detail
+
+    @property
+    def authors_incomplete_note(self) -> str:
+        if self.authors_complete:
+            return ""
+        return "The source names only some of the authors."
 
     @property
     def ordered_authors(self) -> list["Authorship"]:

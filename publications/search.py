@@ -66,7 +66,10 @@ def publication_documents(
                     p.venue__short_name,
                 ),
                 extra=join(
-                    p.venue_detail, kinds.get(p.kind, p.kind), p.doi, p.arxiv_id
+                    p.venue_detail,
+                    kinds.get(p.kind, p.kind) if p.kind else "",
+                    p.doi,
+                    p.arxiv_id,
                 ),
             )
 

@@ -7,7 +7,11 @@ from core.structured_data import SCHEMA, Absolute, clean, identified, person_ref
 
 
 def _venue(publication) -> tuple[str, dict[str, Any] | None]:
-    """The property naming where a work appeared, and its value."""
+    """The property naming where a work appeared, and its value: none while it is
+    under review or while the sources disagree on it (schema.org has no way to say
+    "one of these"; `creativeWorkStatus` and the page carry the statements)."""
+    if not publication.cited_venue:
+        return "isPartOf", None
     venue = publication.venue
     if venue is None:
         if not publication.venue_detail:
@@ -28,7 +32,8 @@ def _venue(publication) -> tuple[str, dict[str, Any] | None]:
 
 
 def publication_date(publication, separator: str = "-") -> str:
-    if publication.year is None:
+    """The date of publication: none for an undated work or one under review."""
+    if publication.cited_year is None:
         return ""
     if publication.month:
         return f"{publication.year:04d}{separator}{publication.month:02d}"
@@ -64,9 +69,20 @@ def publication_jsonld(publication, absolute: Absolute) -> dict[str, Any]:
             "pagination": publication.pages,
             "creativeWorkStatus": publication.status_note
             or ("Published" if publication.status == "published" else ""),
+            # A partial list must not read as the whole: say so where credit is due.
+            "creditText": _credit_text(publication),
+            "comment": publication.venue_conflict_note,
             **identified(ids),
         }
     )
+
+
+def _credit_text(publication) -> str:
+    if publication.authors_complete:
+        return ""
+    names = [a.name for a in publication.ordered_authors]
+    names += [a.name for a in publication.unplaced_authors]
+    return f"{', '.join(names)} and others ({publication.authors_incomplete_note})"
 
 
 def _pdf_url(publication) -> str:
@@ -79,9 +95,11 @@ def _pdf_url(publication) -> str:
 
 
 def _container(publication) -> tuple[str, str]:
-    """The Scholar tag naming the journal or conference, and its title."""
+    """The Scholar tag naming the journal or conference, and its title: none while
+    the work is under review or the sources disagree on the venue (Scholar reads
+    one venue; two tags would have it pick)."""
     venue = publication.venue
-    title = venue.name if venue else publication.venue_detail
+    title = publication.cited_venue
     kind = venue.kind if venue else ""
     if publication.kind == "journal_article" or kind == "journal":
         return "citation_journal_title", title
@@ -97,8 +115,10 @@ def scholar_meta(publication, absolute: Absolute) -> list[tuple[str, str]]:
     """Google Scholar's citation_* tags, as (name, content) pairs in order."""
     tags = [("citation_title", publication.title)]
     tags += [("citation_author", a.name) for a in publication.ordered_authors]
-    if publication.year is not None:
-        tags.append(("citation_publication_date", publication_date(publication, "/")))
+    # No date for a work under review: Scholar would list it as published then.
+    date = publication_date(publication, "/")
+    if date:
+        tags.append(("citation_publication_date", date))
     container, title = _container(publication)
     if container and title:
         tags.append((container, title))

@@ -50,11 +50,17 @@ def venue(**fields) -> Venue:
 @deferred()
 def publication(*, authors: list | None = None, **fields) -> Publication:
     """A paper and its authors (members or printed names), indexed once, as the
-    admin and imports write them."""
+    admin and imports write them: a conference paper published in 2024 unless
+    `fields` say otherwise (the model itself defaults to "not stated")."""
     n = next(_counter)
-    pub = Publication.objects.create(
-        **{"title": f"Paper {n}", "slug": f"paper-{n}", "year": 2024, **fields}
-    )
+    typical = {
+        "title": f"Paper {n}",
+        "slug": f"paper-{n}",
+        "year": 2024,
+        "kind": Publication.Kind.CONFERENCE_PAPER,
+        "status": Publication.Status.PUBLISHED,
+    }
+    pub = Publication.objects.create(**{**typical, **fields})
     for position, author in enumerate(authors or [], start=1):
         if isinstance(author, Person):
             Authorship.objects.create(

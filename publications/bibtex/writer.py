@@ -42,7 +42,13 @@ def to_bibtex(publication, key: str = "") -> str:
     if publication.bibtex.strip():
         text = publication.bibtex.strip()
         return _ENTRY_KEY.sub(lambda m: m.group(1) + key, text, count=1) + "\n"
-    entry_type = ENTRY_TYPES.get(publication.kind, "misc")
+    # A work under review has appeared nowhere: @unpublished, whose note says where
+    # it is reviewed, rather than an entry that would cite it as in proceedings.
+    entry_type = (
+        "unpublished"
+        if publication.under_review
+        else ENTRY_TYPES.get(publication.kind, "misc")
+    )
     fields = ",\n".join(f"\t{name} = {value}" for name, value in _fields(publication))
     return f"@{entry_type}{{{key},\n{fields}\n}}\n"
 
@@ -64,16 +70,19 @@ def _fields(publication) -> list[tuple[str, str]]:
         authors.append("others")
     if authors:
         fields.append(("author", " and ".join(authors)))
-    venue = publication.venue.name if publication.venue else publication.venue_detail
+    # No venue while the sources disagree on it: the note names each statement.
+    venue = publication.cited_venue
     if venue:
         key = "journal" if publication.kind == "journal_article" else "booktitle"
         if publication.kind in ("preprint", "other", "software"):
             key = "howpublished"
         fields.append((key, _escape(venue)))
-    # No year field for an undated work: BibTeX's styles print it as "n.d.".
-    if publication.year is not None:
-        fields.append(("year", str(publication.year)))
-    if publication.year is not None and publication.month:
+    # No year field for an undated work or one under review: BibTeX's styles print
+    # it as "n.d.".
+    year = publication.cited_year
+    if year is not None:
+        fields.append(("year", str(year)))
+    if year is not None and publication.month:
         fields.append(("month", MONTH_MACROS[publication.month - 1]))
     for name in ("volume", "number", "pages"):
         value = getattr(publication, name)
@@ -87,7 +96,11 @@ def _fields(publication) -> list[tuple[str, str]]:
     url = paper_url(publication)
     if url:
         fields.append(("url", url))
-    notes = [publication.status_note, publication.author_order_note]
+    notes = [
+        publication.status_note,
+        publication.venue_conflict_note,
+        publication.author_order_note,
+    ]
     if publication.working_title:
         notes.append("Working title")
     if any(notes):

@@ -74,6 +74,7 @@ class RecordIndex:
         self.by_arxiv: dict[str, Target] = {}
         self.by_key: dict[str, list[Target]] = defaultdict(list)
         self.by_title: dict[tuple[str, int], list[Target]] = defaultdict(list)
+        self.by_title_any_year: dict[str, list[Target]] = defaultdict(list)
 
     @classmethod
     def of_existing(cls, venue_labels: dict[int, tuple[str, str]]) -> "RecordIndex":
@@ -105,6 +106,7 @@ class RecordIndex:
         if citation_key:
             self.by_key[citation_key].append(target)
         self.by_title[(fold(target.title), target.year)].append(target)
+        self.by_title_any_year[fold(target.title)].append(target)
 
     def find(
         self, values: Bibliographic, key: str, source: str
@@ -119,6 +121,13 @@ class RecordIndex:
         for target in self.by_title.get((fold(values.title), values.year), []):
             if _compatible(values, target):
                 return target, "title and year"
+        # An entry with no year (undated, or under review as this site exports it)
+        # is the one record of that title, whatever year the record gives.
+        if values.year is None:
+            same = self.by_title_any_year.get(fold(values.title), [])
+            same = [target for target in same if _compatible(values, target)]
+            if len(same) == 1:
+                return same[0], "title (the entry gives no year)"
         return None, ""
 
     def _by_key(self, values: Bibliographic, key: str, source: str) -> Target | None:

