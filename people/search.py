@@ -88,6 +88,12 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Doc
                     p.organization__short_name,
                     p.bio,
                     p.research_summary,
+                    # Their papers: a paper on a subject says more than a line
+                    # of their career that mentions it, less than an interest.
+                    *(related["pub_text"].get(pub, "") for (pub,) in papers),
+                    # The topics of their papers, each once: repeated for every
+                    # paper they were half of the text of a prolific member's.
+                    *(topics.get(t, "") for t in sorted(paper_topics)),
                 ),
                 extra=join(
                     p.location,
@@ -96,10 +102,6 @@ def person_documents(ids: Iterable[int], topics: dict[int, str]) -> Iterator[Doc
                         for section in related["career"]
                         for row in section.get(p.pk, ())
                     ),
-                    *(related["pub_text"].get(pub, "") for (pub,) in papers),
-                    # The topics of their papers, each once: repeated for every
-                    # paper they were half of the text of a prolific member's.
-                    *(topics.get(t, "") for t in sorted(paper_topics)),
                     *(
                         join(*row)
                         for section in related["other"]

@@ -68,6 +68,8 @@ class Features:
     ancestors: dict[int, set[int]]
     organizations: np.ndarray
     organization_ids: list[int]
+    # Per member, the organisations they are at now (current, or an ongoing stint).
+    there_now: dict[int, set[int]]
     words: np.ndarray
     vocabulary: list[str]
     shared_papers: dict[int, Counter]
@@ -104,7 +106,7 @@ def load_features() -> Features:
     ).values_list("publication_id", "person_id"):
         authored[publication_id].append(person_id)
     topics, topic_ids, ancestors = _topic_vectors(row, authored)
-    organizations, organization_ids = _organization_vectors(row, people)
+    organizations, organization_ids, there_now = _organization_vectors(row, people)
     words, vocabulary = _word_vectors(row)
     return Features(
         ids=ids,
@@ -115,6 +117,7 @@ def load_features() -> Features:
         ancestors=ancestors,
         organizations=organizations,
         organization_ids=organization_ids,
+        there_now=there_now,
         words=words,
         vocabulary=vocabulary,
         shared_papers=_shared_papers(authored),
@@ -159,18 +162,22 @@ def _topic_vectors(row: dict[int, int], authored: dict[int, list[int]]):
 
 def _organization_vectors(row: dict[int, int], people: list[tuple]):
     pairs = {(pk, org) for pk, _, org in people if org}
+    there_now: dict[int, set[int]] = defaultdict(set)
+    for pk, org in pairs:
+        there_now[pk].add(org)
     for model in (Education, Experience):
-        pairs |= set(
-            model.objects.filter(organization__isnull=False).values_list(
-                "person_id", "organization_id"
-            )
-        )
+        for pk, org, ongoing in model.objects.filter(
+            organization__isnull=False
+        ).values_list("person_id", "organization_id", "is_ongoing"):
+            pairs.add((pk, org))
+            if ongoing:
+                there_now[pk].add(org)
     organization_ids = sorted({org for _, org in pairs})
     column = {pk: i for i, pk in enumerate(organization_ids)}
     vectors = np.zeros((len(row), len(organization_ids)))
     for person_id, org in pairs:
         vectors[row[person_id], column[org]] = 1.0
-    return vectors, organization_ids
+    return vectors, organization_ids, there_now
 
 
 def _word_vectors(row: dict[int, int]):
@@ -253,6 +260,10 @@ def reasons(features: Features, a: int, b: int) -> dict:
         features.organization_ids[c]
         for c in np.nonzero(features.organizations[a] * features.organizations[b])[0]
     ][:SHOWN_ORGANIZATIONS]
+    # "Both at" only where both are now; elsewhere they may have been years apart.
+    now = features.there_now.get(features.ids[a], set()) & features.there_now.get(
+        features.ids[b], set()
+    )
     overlap = features.words[a] * features.words[b]
     words = [
         features.vocabulary[c]
@@ -265,6 +276,7 @@ def reasons(features: Features, a: int, b: int) -> dict:
         ),
         "topics": topics,
         "organizations": organizations,
+        "organizations_now": [o for o in organizations if o in now],
         "words": words,
     }
 
@@ -360,8 +372,8 @@ def similar_people(person: Person) -> list[SimilarPerson]:
 
 
 def describe(rows: list[SimilarPerson]) -> None:
-    """Give each row the topics and organisations its reasons name (two queries)
-    and its reasons in words, `reason_text`."""
+    """Give each row the topics and organisations its reasons name (two queries),
+    those both are at now, and its reasons in words, `reason_text`."""
     topic_ids = {t for r in rows for t in r.reasons.get("topics", ())}
     org_ids = {o for r in rows for o in r.reasons.get("organizations", ())}
     topics = Topic.objects.in_bulk(topic_ids) if topic_ids else {}
@@ -373,6 +385,8 @@ def describe(rows: list[SimilarPerson]) -> None:
         r.shared_organizations = [
             orgs[o] for o in r.reasons.get("organizations", ()) if o in orgs
         ]
+        now = set(r.reasons.get("organizations_now", ()))
+        r.organizations_now = [o for o in r.shared_organizations if o.pk in now]
         r.reason_text = " · ".join(_reason_parts(r))
 
 
@@ -382,11 +396,14 @@ def _reason_parts(row: SimilarPerson) -> list[str]:
     if papers:
         parts.append(f"{papers} shared paper{'s' if papers != 1 else ''}")
     if row.shared_topics:
-        parts.append(", ".join(t.name for t in row.shared_topics))
-    if row.shared_organizations:
-        parts.append(
-            f"both at {' and '.join(o.name for o in row.shared_organizations)}"
-        )
+        label = "shared topics" if len(row.shared_topics) > 1 else "shared topic"
+        parts.append(f"{label}: {', '.join(t.name for t in row.shared_topics)}")
+    now = row.organizations_now
+    before = [o for o in row.shared_organizations if o not in now]
+    if now:
+        parts.append(f"both at {' and '.join(o.name for o in now)}")
+    if before:
+        parts.append(f"both have been at {' and '.join(o.name for o in before)}")
     if not parts and row.reasons.get("words"):
         parts.append(f"both write about {', '.join(row.reasons['words'])}")
     return parts

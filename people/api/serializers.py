@@ -345,6 +345,8 @@ class SimilarReasonsSerializer(serializers.Serializer):
     organizations = OrganizationBriefSerializer(
         source="shared_organizations", many=True
     )
+    # The organisations of `organizations` both are at now ("both at …").
+    organizations_now = OrganizationBriefSerializer(many=True)
     words = serializers.ListField(
         source="reasons.words", child=serializers.CharField(), default=list
     )

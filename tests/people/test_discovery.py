@@ -23,8 +23,9 @@ def test_the_profile_lists_similar_researchers_with_reasons(
     html = response.content.decode()
     section = html[html.index('id="similar"') :]
     assert '<h2 id="similar-h">Similar researchers</h2>' in section
-    assert "3 shared papers · Quantization, KV cache · both at Rice University" in (
-        section
+    assert (
+        "3 shared papers · shared topics: Quantization, KV cache"
+        " · both at Rice University" in section
     )
     assert 'href="/people/ana/connections/bo/"' in section
     assert section.index('href="/people/bo/"') < section.index('href="/people/cy/"')
@@ -97,11 +98,13 @@ def test_the_similar_api(client, computed, django_assert_max_num_queries):
     assert first["rank"] == 1
     assert first["person"]["slug"] == "bo"
     assert first["reason"] == (
-        "3 shared papers · Quantization, KV cache · both at Rice University"
+        "3 shared papers · shared topics: Quantization, KV cache"
+        " · both at Rice University"
     )
     assert first["reasons"]["shared_papers"] == 3
     assert [t["slug"] for t in first["reasons"]["topics"]] == ["quant", "kv"]
     assert [o["slug"] for o in first["reasons"]["organizations"]] == ["rice"]
+    assert [o["slug"] for o in first["reasons"]["organizations_now"]] == ["rice"]
     assert first["connections_url"].endswith("/api/people/ana/connections/bo/")
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from people.models import Award
+from people.models import Award, Experience
 from search.indexing import deferred
 from tests import factories
 
@@ -66,3 +66,48 @@ def test_an_awards_body_and_detail_count(client, member):
         person=member, title="Best paper", granting_body="Photonics Society"
     )
     assert _found(client, "photonics") == ["ana"]
+
+
+def test_a_paper_on_tensor_parallelism_outranks_a_bullet_mentioning_it(
+    client, demo_lab
+):
+    # Zhongzhu Zhou's Ladder-Residual is about overlapping communication under
+    # tensor parallelism; Jingwei Zuo's internship compared tensor parallel setups.
+    assert _found(client, "tensor parallelism")[:2] == ["zhongzhu-zhou", "jingwei-zuo"]
+    data = client.get("/api/people/", {"q": "tensor parallelism"}).json()
+    assert [p["slug"] for p in data["results"]][:2] == ["zhongzhu-zhou", "jingwei-zuo"]
+
+
+@pytest.mark.parametrize(
+    ("title", "summary", "bullet", "query"),
+    [
+        (
+            "Ladders for tensor parallelism",
+            "Overlapping communication with computation in large model inference.",
+            "Tuned tensor parallel layouts for large models.",
+            "tensor parallelism",
+        ),
+        (
+            "Faster serving of large models",
+            "A router that sends each token to a few experts in mixture of experts.",
+            "Built dashboards for mixture of experts training runs.",
+            "mixture of experts",
+        ),
+    ],
+)
+def test_the_author_of_a_paper_on_a_subject_comes_before_a_bullet_mentioning_it(
+    client, db, title, summary, bullet, query
+):
+    with deferred():
+        author = factories.person(slug="author", bio="Works on systems for ML.")
+        factories.publication(title=title, summary=summary, authors=[author])
+        # A longer document than the other member's (not many times longer: FTS5's
+        # length normalisation still lets a much shorter profile win).
+        factories.publication(
+            title="Compilers for sparse kernels",
+            summary="Scheduling sparse matrix kernels on accelerators.",
+            authors=[author, "Someone Else"],
+        )
+        other = factories.person(slug="other")
+        Experience.objects.create(person=other, role="Research intern", notes=bullet)
+    assert _found(client, query) == ["author", "other"]

@@ -13,9 +13,45 @@ def test_similar_members_come_with_reasons_in_words(lab):
     rows = similar_people(lab["ana"])
     assert [r.other.slug for r in rows][:2] == ["bo", "cy"]
     assert rows[0].reason_text == (
-        "3 shared papers · Quantization, KV cache · both at Rice University"
+        "3 shared papers · shared topics: Quantization, KV cache"
+        " · both at Rice University"
     )
-    assert rows[1].reason_text == "KV cache"
+    assert rows[1].reason_text == "shared topic: KV cache"
+
+
+def test_one_shared_paper_is_said_in_the_singular(lab):
+    compute_similar()
+    rows = {r.other.slug: r for r in similar_people(lab["cy"])}
+    assert rows["bo"].reason_text.startswith("1 shared paper · ")
+    assert "shared topic: KV cache" in rows["bo"].reason_text
+
+
+def test_both_at_only_where_both_are_there_now(lab):
+    # cy studied at Rice once; ana is there now: they have both been there.
+    Education.objects.create(
+        person=lab["cy"],
+        organization=lab["ana"].organization,
+        degree="B.Sc.",
+        start_date=datetime.date(2001, 1, 1),
+        end_date=datetime.date(2004, 1, 1),
+    )
+    compute_similar()
+    rows = {r.other.slug: r for r in similar_people(lab["ana"])}
+    assert "both at" not in rows["cy"].reason_text
+    assert "both have been at Rice University" in rows["cy"].reason_text
+    assert "both at Rice University" in rows["bo"].reason_text
+
+
+def test_the_demo_lab_names_shared_topics_and_claims_nothing_false(demo_lab):
+    # Its four members share no paper and no organisation.
+    compute_similar()
+    for person in Person.objects.all():
+        rows = similar_people(person)
+        assert rows
+        for row in rows:
+            assert row.reason_text.startswith("shared topic")
+            assert "paper" not in row.reason_text
+            assert "both" not in row.reason_text
 
 
 def test_only_current_members_are_listed_and_never_oneself(lab):
