@@ -312,6 +312,24 @@ def report(
         print("paraphrase overlap:", problem)
 
 
+def judge_records(
+    client, judged: list[dict], relevant: dict[str, set[str]], verbose: bool
+) -> tuple[dict[str, list[dict]], list[dict]]:
+    """Each judged query's ranking and scores, grouped by kind, and its row."""
+    per_kind: dict[str, list[dict]] = defaultdict(list)
+    rows = []
+    for item in judged:
+        ranked = found(client, item["find"], item["q"])
+        result = scores(ranked, relevant[item["id"]])
+        per_kind[item["kind"]].append(result)
+        rows.append(
+            {**item, "relevant": len(relevant[item["id"]]), "ranked": ranked, **result}
+        )
+        if verbose:
+            print(f"{item['id']:28} {result['ndcg@10']:.2f}  {ranked[:5]}")
+    return per_kind, rows
+
+
 def main() -> None:
     verbose = "--verbose" in sys.argv
     lab = sys.argv[sys.argv.index("--lab") + 1] if "--lab" in sys.argv else "demo"
@@ -331,22 +349,7 @@ def main() -> None:
             else relevant_members(item["field"])
             for item in judged
         }
-        per_kind: dict[str, list[dict]] = defaultdict(list)
-        rows = []
-        for item in judged:
-            ranked = found(client, item["find"], item["q"])
-            result = scores(ranked, relevant[item["id"]])
-            per_kind[item["kind"]].append(result)
-            rows.append(
-                {
-                    **item,
-                    "relevant": len(relevant[item["id"]]),
-                    "ranked": ranked,
-                    **result,
-                }
-            )
-            if verbose:
-                print(f"{item['id']:28} {result['ndcg@10']:.2f}  {ranked[:5]}")
+        per_kind, rows = judge_records(client, judged, relevant, verbose)
         if lab == "demo":
             judged_people = yaml.safe_load((HERE / "people.yaml").read_text())
         else:

@@ -713,7 +713,7 @@ def test_imported_publications_and_their_members_are_searchable(members):
     run("names.bib")
     paper = Publication.objects.get(citation_key="members2021")
     assert "Members Written Every Way" in paper.search_document.heading
-    assert "Members Written Every Way" in members["lei-zhu"].search_document.extra
+    assert "Members Written Every Way" in members["lei-zhu"].search_document.body
 
 
 def test_import_queries_do_not_grow_with_the_number_of_entries(

@@ -113,4 +113,4 @@ def test_a_saved_paper_is_found_under_its_title_and_its_members(db):
         "Caches Everywhere"
         in Publication.objects.get(slug="caches").search_document.heading
     )
-    assert "Caches Everywhere" in member.search_document.extra
+    assert "Caches Everywhere" in member.search_document.body
