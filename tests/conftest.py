@@ -151,3 +151,23 @@ def broker_down(queue):
 def no_broker(queue):
     queue.update(broker_url=None, task_always_eager=False)
     return queue
+
+
+# The members the recorded ORCID and OpenAlex samples (tests/sources/samples) are
+# about and co-author with: shared by the import tests and the re-index tests.
+@pytest.fixture
+def mina(db):
+    return factories.person(
+        given_name="Mina",
+        family_name="Park",
+        display_name="Mina Park",
+        slug="mina-park",
+        orcid="0000-0002-1825-0097",
+    )
+
+
+@pytest.fixture
+def jonas(db):
+    return factories.person(
+        given_name="Jonas", family_name="Weber", display_name="Jonas Weber"
+    )

@@ -23,24 +23,6 @@ from tests.sources.conftest import SAMPLES
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def mina(db) -> Person:
-    return factories.person(
-        given_name="Mina",
-        family_name="Park",
-        display_name="Mina Park",
-        slug="mina-park",
-        orcid="0000-0002-1825-0097",
-    )
-
-
-@pytest.fixture
-def jonas(db) -> Person:
-    return factories.person(
-        given_name="Jonas", family_name="Weber", display_name="Jonas Weber"
-    )
-
-
 def _found(client, q: str) -> list[str]:
     response = client.get("/people/", {"q": q})
     assert response.status_code == 200

@@ -26,24 +26,6 @@ def run(command: str, *args) -> str:
 
 
 @pytest.fixture
-def mina(db) -> Person:
-    return factories.person(
-        given_name="Mina",
-        family_name="Park",
-        display_name="Mina Park",
-        slug="mina-park",
-        orcid="0000-0002-1825-0097",
-    )
-
-
-@pytest.fixture
-def jonas(db) -> Person:
-    return factories.person(
-        given_name="Jonas", family_name="Weber", display_name="Jonas Weber"
-    )
-
-
-@pytest.fixture
 def topics(db) -> dict[str, Topic]:
     return {
         "nlp": factories.topic(
