@@ -2,6 +2,8 @@
 
 from collections.abc import Iterable, Iterator
 
+from django.db.models import Count
+
 from core.models import Organization, Topic, TopicClosure
 from events.models import Event
 from people import models as people
@@ -14,6 +16,7 @@ from search.documents import (
     join,
     within,
 )
+from search.evidence import Evidence
 from search.reasons import Source, topic_source
 from search.registration import (
     reindex_on,
@@ -242,6 +245,150 @@ SECTION_SOURCES = (
 )
 
 
+# How strongly each kind of passage belongs to a member (search.evidence): what
+# they chose to say they work on first, a paper by its place among the authors,
+# what they mention in passing least.
+PASSAGE_WEIGHTS = {
+    "name": 1.0,
+    "research interest": 1.0,
+    "research area": 1.0,
+    "headline": 0.8,
+    "research summary": 0.8,
+    "bio": 0.6,
+    "talk": 0.7,
+    "news": 0.4,
+    "organisation": 0.5,
+}
+# The sections a member is found by, with their label, fields and weight.
+PASSAGE_SECTIONS = (
+    (
+        "experience",
+        people.Experience,
+        ("role", "organization__name", "team", "notes"),
+        0.5,
+    ),
+    ("open source", people.OpenSourceContribution, ("project", "description"), 0.6),
+    ("award", people.Award, ("title", "detail", "granting_body"), 0.4),
+    (
+        "education",
+        people.Education,
+        ("degree", "field", "organization__name", "unit"),
+        0.4,
+    ),
+    ("skills", people.Skill, ("category", "items"), 0.4),
+    ("service", people.Service, ("role", "venue"), 0.3),
+    ("teaching", people.Teaching, ("course_title", "course_code"), 0.3),
+    ("off-duty interest", people.Interest, ("title", "description"), 0.1),
+)
+# A paper's weight for an author who is neither first nor last: 1/√(authors),
+# never below this.
+LEAST_PAPER_WEIGHT = 0.2
+
+
+def paper_weight(position: int, authors: int, *, equal: bool, unknown: bool) -> float:
+    """How strongly a paper belongs to one of its authors: the first (or an equal
+    first) 1, the last of three or more 0.8, the others by the number of authors."""
+    if unknown:
+        return max(LEAST_PAPER_WEIGHT, authors**-0.5)
+    if position == 1 or equal or authors == 1:
+        return 1.0
+    if position == authors and authors >= 3:
+        return 0.8
+    return max(LEAST_PAPER_WEIGHT, authors**-0.5)
+
+
+def person_passages(ids: Iterable[int]) -> Iterator[Evidence]:
+    """Each member's passages: what search.evidence ranks them by."""
+    texts = cached_topic_texts()
+    of = {"person_id__in": list(ids)}
+    yield from _profile_passages(of["person_id__in"])
+    for pk, topic_id, name in people.Person.topics.through.objects.filter(
+        **of
+    ).values_list("person_id", "topic_id", "topic__name"):
+        yield _passage(pk, "research interest", name, texts.get(topic_id, name))
+    for pk, *area in people.ResearchArea.objects.filter(**of).values_list(
+        "person_id", "title", "subtitle", "items"
+    ):
+        yield _passage(pk, "research area", area[0], join(*area))
+    yield from _paper_passages(of)
+    for pk, event, kind, title in Event.people.through.objects.filter(**of).values_list(
+        "person_id", "event_id", "event__kind", "event__title"
+    ):
+        label = "talk" if kind in Event.TALK_KINDS else "news"
+        yield _passage(pk, label, title, record=("event", event))
+    for label, model, fields, weight in PASSAGE_SECTIONS:
+        for pk, shown, *rest in model.objects.filter(**of).values_list(
+            "person_id", *fields
+        ):
+            text = join(shown, *rest)
+            yield Evidence(pk, label, str(shown or text), text, weight)
+
+
+def _passage(owner: int, label: str, shown: str, text: str = "", **kwargs) -> Evidence:
+    return Evidence(owner, label, shown, text, PASSAGE_WEIGHTS[label], **kwargs)
+
+
+def _profile_passages(ids: list[int]) -> Iterator[Evidence]:
+    rows = people.Person.objects.filter(pk__in=ids).values_list(
+        *PERSON_FIELDS, named=True
+    )
+    for p in rows:
+        names = join(
+            p.display_name, p.given_name, p.family_name, p.preferred_name, p.native_name
+        )
+        yield _passage(p.pk, "name", p.display_name, names, embed=False)
+        for label, text in (
+            ("headline", p.headline or p.position_title),
+            ("research summary", p.research_summary),
+        ):
+            if text:
+                yield _passage(p.pk, label, text, text)
+        for paragraph in _paragraphs(p.bio):
+            yield _passage(p.pk, "bio", paragraph, paragraph)
+        organisation = join(p.organization__name, p.organization__short_name, p.team)
+        if organisation:
+            yield _passage(
+                p.pk, "organisation", organisation, organisation, embed=False
+            )
+
+
+def _paragraphs(text: str, size: int = 600) -> list[str]:
+    """A text in paragraphs, long ones cut at sentence ends near `size` letters."""
+    out = []
+    for paragraph in (text or "").split("\n\n"):
+        paragraph = " ".join(paragraph.split())
+        while len(paragraph) > size:
+            cut = paragraph.rfind(". ", 0, size)
+            cut = cut + 1 if cut > size // 3 else size
+            out.append(paragraph[:cut])
+            paragraph = paragraph[cut:].strip()
+        if paragraph:
+            out.append(paragraph)
+    return out
+
+
+def _paper_passages(of: dict) -> Iterator[Evidence]:
+    mine = Authorship.objects.filter(**of)
+    authors = dict(
+        Authorship.objects.filter(publication_id__in=mine.values("publication_id"))
+        .values("publication_id")
+        .annotate(n=Count("id"))
+        .values_list("publication_id", "n")
+    )
+    for pk, paper, title, position, equal, unknown in mine.values_list(
+        "person_id",
+        "publication_id",
+        "publication__title",
+        "position",
+        "equal_contribution",
+        "position_unknown",
+    ):
+        weight = paper_weight(
+            position, authors.get(paper, 1), equal=equal, unknown=unknown
+        )
+        yield Evidence(pk, "paper", title, weight=weight, record=("publication", paper))
+
+
 def authors_of(publication_ids: Iterable[int]) -> set[int]:
     """The members among the authors of these publications."""
     return set(
@@ -290,6 +437,7 @@ def register() -> None:
         people.PersonSearchDocument,
         person_documents,
         person_sources,
+        passages=person_passages,
     )
     for section in (
         people.ResearchArea,

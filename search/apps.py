@@ -7,11 +7,11 @@ class SearchConfig(AppConfig):
 
     def ready(self) -> None:
         from core import cache
-        from search import semantic
+        from search import hybrid
         from search.engines import wrap_engines
         from search.filters import warm_default_facets
         from search.jobs import register_jobs
 
         cache.warm_up_with(warm_default_facets)
-        wrap_engines(semantic.wrap)
+        wrap_engines(hybrid.wrap)
         register_jobs()

@@ -15,7 +15,7 @@ from django.db.models.sql import Query
 
 from core.bulk import insert_rows, without_cycle_collection
 from core.cache import invalidate
-from search import semantic
+from search import evidence, semantic
 from search.documents import TEXT_FIELDS, topic_texts
 from search.engines import PostgresEngine
 from search.models import SearchTerm
@@ -97,6 +97,8 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
     document.objects.filter(pk__in=existing - built).delete()
     if semantic.enabled():
         semantic.embed(kind, rows, removed=existing - built)
+        if evidence.registered(kind):
+            evidence.store(kind, ids, live)
     # The suggestion vocabulary: every column but the least weighted one.
     words = words_of("\n".join(f"{r.heading}\n{r.topics}\n{r.body}" for r in rows))
     _insert_documents(document, [row for row in rows if row.pk not in existing])
@@ -208,6 +210,8 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
             counts[kind] = index(kind, ids, topics) if ids else 0
             if semantic.enabled():
                 semantic.drop_missing(kind, searchable.model.objects.all())
+                if evidence.registered(kind):
+                    evidence.drop_missing(kind, searchable.model.objects.all())
             if connection.vendor == "postgresql":
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 cursor.execute(gin_index_sql(table))

@@ -65,3 +65,33 @@ class SearchTerm(models.Model):
 
     def __str__(self) -> str:
         return self.word
+
+
+class Passage(models.Model):
+    """One piece of evidence of what a record's owner works on (search.evidence).
+
+    A member's research interest, experience bullet or bio paragraph is a passage
+    of its own, with its vector; a paper or a talk is a passage whose vector is
+    that record's own (`record_kind`, `record_id`: its Embedding). `weight` says
+    how strongly it belongs to the owner (an interest or a first-authored paper
+    more than the 30th author's). Written only while search by meaning is on;
+    an owner's rows are replaced together, never updated.
+    """
+
+    kind = models.CharField(max_length=40, help_text="The owner's kind.")
+    owner_id = models.BigIntegerField()
+    label = models.CharField(max_length=40)
+    shown = models.CharField(max_length=300, help_text="What “why it matched” names.")
+    text = models.TextField(blank=True, help_text="Matched by words and embedded.")
+    weight = models.FloatField()
+    record_kind = models.CharField(max_length=40, blank=True)
+    record_id = models.BigIntegerField(null=True)
+    digest = models.CharField(max_length=32, blank=True)
+    scale = models.FloatField(null=True)
+    vector = models.BinaryField(null=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["kind", "owner_id"], name="passage_owner")]
+
+    def __str__(self) -> str:
+        return f"{self.label} of {self.kind} {self.owner_id}"

@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 
 from core import cache
-from search import registry
+from search import evidence, registry
 from search.indexing import mark_deleting, schedule, unmark_deleting
 from search.models import SearchDocument
 
@@ -50,9 +50,14 @@ def searchable(
     document: type[models.Model],
     build: registry.Builder,
     sources: registry.Sources | None = None,
+    passages: evidence.Builder | None = None,
 ) -> None:
-    """Register a kind of record: its documents follow its saves and deletes."""
+    """Register a kind of record: its documents follow its saves and deletes.
+    With `passages`, its records are ranked by their evidence when searching by
+    meaning (search.evidence)."""
     registry.register(kind, model, document, build, sources)
+    if passages is not None:
+        evidence.register(kind, passages)
     reindex_on(model, kind)
 
     # A deletion cascades to related rows first, whose own rules would index the

@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from people.models import Person
 from publications.models import Publication
-from search import semantic
+from search import hybrid, semantic
 from search.engines import get_engine
 from search.indexing import index
 from search.models import Embedding
@@ -129,4 +129,4 @@ def test_an_unchanged_text_is_not_embedded_again(meaning, demo_lab):
 
 
 def test_rank_fusion_orders_by_summed_reciprocal_ranks():
-    assert semantic.fused((1.0, [1, 2, 3]), (1.0, [3, 4])) == [3, 1, 2, 4]
+    assert hybrid.fused((1.0, [1, 2, 3]), (1.0, [3, 4])) == [3, 1, 2, 4]
