@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from core.bulk import chunks
 from core.cache import remember
+from core.lib.cjk import segment
 from core.models import Topic, TopicClosure
 
 CHUNK = 2000
@@ -27,6 +28,16 @@ class Document(NamedTuple):
 
 # The text columns of a document model, heading first.
 TEXT_FIELDS = Document._fields[1:]
+
+
+def segmented(document: Document) -> Document:
+    """The document as it is indexed: its Chinese split into words (core.lib.cjk).
+
+    The stored columns hold this text, so that the FTS5 triggers, the bulk paths
+    and the PostgreSQL vectors all index what the query parser looks for; the
+    engines' snippets take the separators out again (search.engines.highlight).
+    """
+    return document._replace(**{f: segment(getattr(document, f)) for f in TEXT_FIELDS})
 
 
 def topic_texts() -> dict[int, str]:

@@ -22,6 +22,7 @@ from django.db.models.functions import Concat
 from django.utils.html import escape
 
 from core.cache import remember
+from core.lib.cjk import unsegment
 from search.documents import TEXT_FIELDS
 from search.models import SearchTerm
 from search.operations import PG_CONFIG, fts_table
@@ -38,9 +39,10 @@ WEIGHTS = (10.0, 5.0, 2.0, 1.0)
 
 
 def highlight(text: str) -> str:
-    """Escape a snippet and turn its match marks into <mark> elements."""
+    """Escape a snippet and turn its match marks into <mark> elements; the text
+    reads as written, without the separators of its indexed Chinese words."""
     return (
-        escape(text)
+        escape(unsegment(text))
         .replace(MARK_START, "<mark>")
         .replace(MARK_END, "</mark>")
         .replace("\n", " · ")

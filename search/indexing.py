@@ -16,7 +16,7 @@ from django.db.models.sql import Query
 from core.bulk import insert_rows, without_cycle_collection
 from core.cache import invalidate
 from search import evidence, semantic
-from search.documents import TEXT_FIELDS, topic_texts
+from search.documents import TEXT_FIELDS, segmented, topic_texts
 from search.engines import PostgresEngine
 from search.models import SearchTerm
 from search.operations import (
@@ -99,6 +99,7 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
         semantic.embed(kind, rows, removed=existing - built)
         if evidence.registered(kind):
             evidence.store(kind, ids, live)
+    rows = [segmented(row) for row in rows]
     # The suggestion vocabulary: every column but the least weighted one.
     words = words_of("\n".join(f"{r.heading}\n{r.topics}\n{r.body}" for r in rows))
     _insert_documents(document, [row for row in rows if row.pk not in existing])

@@ -15,12 +15,15 @@ from dataclasses import dataclass
 
 from django.utils.html import escape
 
+from core.lib.cjk import SEPARATOR, segment, unsegment
 from search.query import Query
 
 SHOWN_ITEMS = 2
 SHOWN_REASONS = 3
 QUOTE_BEFORE, QUOTE_AFTER = 4, 8
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Whitespace but the separator of Chinese words, which str.split() counts as space.
+_SPACES = re.compile(rf"[^\S{SEPARATOR}]+")
 # Longest first: the first that leaves a stem of three letters or more is cut.
 _SUFFIXES = sorted(
     "s es ed ing ings ion ions ation ations ization izations ize izes ized izing "
@@ -78,11 +81,16 @@ class Matcher:
                 return t
         return None
 
+    # Chinese is matched by its words, as the engines match it (core.lib.cjk): a
+    # text is segmented first, and what is shown has the separators taken out.
     def terms_in(self, text: str) -> set[str]:
-        return {t for w in _WORD.findall(text) if (t := self.term_of(w))}
+        return {t for w in _WORD.findall(segment(text)) if (t := self.term_of(w))}
 
     def mark(self, text: str) -> str:
         """The text, escaped, with the query's words in <mark>."""
+        return unsegment(self._mark(segment(text)))
+
+    def _mark(self, text: str) -> str:
         out, last = [], 0
         for m in _WORD.finditer(text):
             if self.term_of(m.group()):
@@ -96,6 +104,7 @@ class Matcher:
 
     def quote(self, text: str) -> str:
         """A few words either side of the first match, marked, in quotes."""
+        text = segment(text)
         words = list(_WORD.finditer(text))
         first = next((i for i, m in enumerate(words) if self.term_of(m.group())), 0)
         lo, hi = max(0, first - QUOTE_BEFORE), min(len(words), first + QUOTE_AFTER)
@@ -103,10 +112,10 @@ class Matcher:
             lo, hi = 0, len(words)  # short enough to quote whole
         start = words[lo].start() if lo else 0
         end = words[hi - 1].end() if hi < len(words) else len(text)
-        excerpt = " ".join(text[start:end].split())
+        excerpt = _SPACES.sub(" ", text[start:end]).strip()
         before = "…" if lo > 0 else ""
         after = "…" if hi < len(words) else ""
-        return f"“{before}{self.mark(excerpt)}{after}”"
+        return f"“{before}{unsegment(self._mark(excerpt))}{after}”"
 
 
 def explain(query: Query, sources: Iterable[Source]) -> str:

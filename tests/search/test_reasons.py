@@ -114,3 +114,19 @@ def test_no_member_is_said_to_match_by_a_bare_role(client, demo_lab):
     html = client.get("/people/", {"q": "hilbert curve"}).content.decode()
     assert "S. Zheng" in html
     assert "experience: First Author" not in html
+
+
+def test_chinese_sources_are_matched_and_marked_by_their_words():
+    sources = [
+        Source("name", "祝磊"),
+        Source("paper", "稀疏注意力机制", hidden="长上下文推理"),
+        Source("summary", "我们提出一种用于长上下文推理的稀疏注意力机制。", quote=True),
+    ]
+    assert explain(parse("祝磊的论文"), sources[:1]) == (
+        "name: <mark>祝</mark><mark>磊</mark>"
+    )
+    assert explain(parse("注意力"), sources) == (
+        "paper: 稀疏<mark>注意力</mark>机制 · "
+        "summary: “我们提出一种用于长上下文推理的稀疏<mark>注意力</mark>机制。”"
+    )
+    assert "\x1f" not in explain(parse("上下文"), sources)
