@@ -16,9 +16,9 @@ from search.documents import (
     join,
     within,
 )
-from search.evidence import Evidence
 from search.reasons import Source, topic_source
 from search.registration import (
+    Evidence,
     reindex_on,
     reindex_on_link,
     reindex_on_link_targets,

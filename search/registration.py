@@ -15,6 +15,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save, pre_de
 
 from core import cache
 from search import evidence, registry
+from search.evidence import Evidence as Evidence  # for the apps' builders
 from search.indexing import mark_deleting, schedule, unmark_deleting
 from search.models import SearchDocument
 
