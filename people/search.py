@@ -259,23 +259,24 @@ PASSAGE_WEIGHTS = {
     "news": 0.4,
     "organisation": 0.5,
 }
-# The sections a member is found by, with their label, fields and weight.
+# The sections a member is found by, with their label, fields and weight: a line
+# that mentions a subject counts less than a paper on it by one of five authors.
 PASSAGE_SECTIONS = (
     (
         "experience",
         people.Experience,
         ("role", "organization__name", "team", "notes"),
-        0.5,
+        0.3,
     ),
-    ("open source", people.OpenSourceContribution, ("project", "description"), 0.6),
-    ("award", people.Award, ("title", "detail", "granting_body"), 0.4),
+    ("open source", people.OpenSourceContribution, ("project", "description"), 0.5),
+    ("award", people.Award, ("title", "detail", "granting_body"), 0.3),
     (
         "education",
         people.Education,
         ("degree", "field", "organization__name", "unit"),
-        0.4,
+        0.3,
     ),
-    ("skills", people.Skill, ("category", "items"), 0.4),
+    ("skills", people.Skill, ("category", "items"), 0.3),
     ("service", people.Service, ("role", "venue"), 0.3),
     ("teaching", people.Teaching, ("course_title", "course_code"), 0.3),
     ("off-duty interest", people.Interest, ("title", "description"), 0.1),

@@ -156,42 +156,29 @@ def drop_missing(kind: str, records: QuerySet) -> None:
     ).delete()
 
 
-# Above this many rows a query is first compared with each row's signs (one bit
-# a dimension, Hamming distance: about 1 ms for 100,000 rows), and only the
-# SHORTLIST closest rows are scored exactly (15 ms for all 100,000 otherwise).
-EXACT_ROWS = 20_000
-SHORTLIST = 4000
 # Rows converted to float at a time: a block that stays in the CPU's cache.
 BLOCK = 1024
 
 
 @dataclass(frozen=True)
 class Matrix:
-    """A kind's vectors, held by a process: one interface that a vector index
-    could later replace (`scored`, `nearest`)."""
+    """A kind's vectors, held by a process: one interface (`scored`, `nearest`)
+    that a vector index could later replace. Every row is scored: 15 ms for
+    100,000 rows on one core of this machine."""
 
     version: tuple
     ids: np.ndarray
     vectors: np.ndarray  # int8, one row per record
     scales: np.ndarray
     bias: np.ndarray  # each record's mean similarity to the background queries
-    bits: np.ndarray  # the signs of each vector, as (words, rows) uint64
-    # How much each record's similarity to the background queries varies.
-    deviation: np.ndarray
 
     @classmethod
     def of(cls, version, ids, vectors, scales) -> "Matrix":
-        signs = np.packbits(vectors > 0, axis=1)
-        bits = np.ascontiguousarray(signs.view(np.uint64).T)
         zeros = np.zeros(len(ids), "f4")
-        matrix = cls(version, ids, vectors, scales, zeros, bits, zeros)
+        matrix = cls(version, ids, vectors, scales, zeros)
         background = np.asarray([query_vector(q) for q in BACKGROUND])
-        similarities = matrix.similarities(background)
-        return dataclasses.replace(
-            matrix,
-            bias=similarities.mean(axis=0).astype(np.float32),
-            deviation=similarities.std(axis=0).astype(np.float32),
-        )
+        bias = matrix.similarities(background).mean(axis=0)
+        return dataclasses.replace(matrix, bias=bias.astype(np.float32))
 
     def similarities(self, queries: np.ndarray, rows=slice(None)) -> np.ndarray:
         """One row of similarities to every record (or to `rows`) per query."""
@@ -206,25 +193,10 @@ class Matrix:
             np.matmul(block, queries, out=out[:, start : start + BLOCK].T)
         return out * scales
 
-    def shortlist(self, query: np.ndarray) -> np.ndarray | None:
-        """The rows worth scoring exactly, by Hamming distance of signs; None
-        when every row is (a small matrix)."""
-        if len(self.ids) <= EXACT_ROWS:
-            return None
-        signs = np.packbits(query > 0).view(np.uint64)
-        distance = np.bitwise_count(self.bits[0] ^ signs[0])
-        for word in range(1, len(signs)):
-            distance += np.bitwise_count(self.bits[word] ^ signs[word])
-        return np.argpartition(distance, SHORTLIST)[:SHORTLIST]
-
     def scored(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rows and their scores: similarity less the row's background bias."""
-        rows = self.shortlist(query)
-        if rows is None:
-            rows = np.arange(len(self.ids))
-            return rows, self.similarities(query[np.newaxis])[0] - self.bias
-        rows.sort()
-        return rows, self.similarities(query[np.newaxis], rows)[0] - self.bias[rows]
+        rows = np.arange(len(self.ids))
+        return rows, self.similarities(query[np.newaxis])[0] - self.bias
 
     def nearest(self, query: np.ndarray, limit: int) -> list[int]:
         if not len(self.ids):
