@@ -117,13 +117,6 @@ class Engine:
         """How many records of `model` match, counted in the search index alone."""
         raise NotImplementedError
 
-    def matching(self, model, query: Query, ids: list[int]) -> list[int]:
-        """Which of these records of `model` match."""
-        rows = model._default_manager.filter(pk__in=ids)
-        return list(
-            rows.filter(self.condition(model, query)).values_list("pk", flat=True)
-        )
-
     def suggest(self, query: Query) -> Query | None:
         """A query with each unknown word replaced by the closest known one."""
         known = set(
@@ -166,21 +159,6 @@ class SQLiteEngine(Engine):
                 [self.match_expression(query)],
             )
         )
-
-    def matching(self, model, query: Query, ids: list[int]) -> list[int]:
-        # Looked up by rowid: a common word's thousands of other matches unread.
-        table = fts_table(searchable_for(model).document._meta.db_table)
-        found = []
-        with _cursor(model) as cursor:
-            for chunk in (ids[i : i + 500] for i in range(0, len(ids), 500)):
-                marks = ", ".join(["%s"] * len(chunk))
-                cursor.execute(
-                    f'SELECT rowid FROM "{table}" WHERE "{table}" MATCH %s '
-                    f"AND rowid IN ({marks})",
-                    [self.match_expression(query), *chunk],
-                )
-                found += [row[0] for row in cursor.fetchall()]
-        return found
 
     def ranked_ids(self, model, query: Query, limit: int) -> list[int]:
         table = fts_table(searchable_for(model).document._meta.db_table)

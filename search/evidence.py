@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 
 from core.bulk import chunks
 from core.cache import remember
@@ -37,6 +37,7 @@ from search import semantic
 from search.models import Passage
 from search.query import Query
 from search.reasons import Matcher
+from search.registry import searchables
 
 # The weights of an owner's best, second and third passage; the rest count nothing.
 DECAY = (1.0, 0.5, 0.25)
@@ -55,6 +56,8 @@ SHORTEST = 30
 # half of it to the second…: the keyword engine weighs where words are (a name,
 # a topic) as passages alone cannot.
 RANKED_BY_WORDS = 0.5
+# At most this many passages close in meaning count for a query.
+MOST_PASSAGES = 2000
 # How many owners, best first by words and by meaning, have their passages
 # matched by words.
 CANDIDATES = 60
@@ -173,16 +176,20 @@ _loading = threading.Lock()
 
 def _version(kind: str) -> tuple:
     def ask() -> tuple:
-        rows = Passage.objects.filter(kind=kind)
-        row = rows.aggregate(n=Count("id"), last=Max("id"))
-        own = rows.filter(vector__isnull=False).count()
-        kinds = sorted(
-            set(rows.exclude(record_kind="").values_list("record_kind", flat=True))
+        return tuple(
+            Passage.objects.filter(kind=kind)
+            .aggregate(
+                n=Count("id"),
+                last=Max("id"),
+                own=Count("id", filter=Q(vector__isnull=False)),
+            )
+            .values()
         )
-        return row["n"], row["last"], own, tuple(kinds)
 
-    passages = tuple(remember(["passages", kind], ask))
-    return passages, tuple(semantic.version_of(k) for k in passages[3])
+    # A passage may be a record of any other searchable kind.
+    others = tuple(k for k in searchables() if k != kind)
+    passages = (*remember(["passages", kind], ask), others)
+    return passages, tuple(semantic.version_of(k) for k in others)
 
 
 def _set(kind: str) -> _Set:
@@ -260,6 +267,9 @@ def meaning(kind: str, text: str) -> Meaning:
     if not len(scores):
         return Meaning(pks, owners, weights, scores)
     floor = max(float(scores.max()) - SPREAD, semantic.DISTINCT)
+    if len(scores) > MOST_PASSAGES:  # the closest only: each costs Python work
+        cut = np.partition(scores, len(scores) - MOST_PASSAGES)[-MOST_PASSAGES]
+        floor = max(floor, float(cut))
     near = scores > floor
     closeness = (scores[near] - floor) / SPREAD
     return Meaning(pks[near], owners[near], weights[near], closeness)
@@ -275,10 +285,9 @@ class Ranking:
     carried: dict[int, list[int]]
 
 
-def ranked(kind: str, query: Query, by_words: list[int], record_matches) -> Ranking:
+def ranked(kind: str, query: Query, by_words: list[int]) -> Ranking:
     """Owners ranked by their evidence. `by_words`: the owners found by words,
-    best first; `record_matches(kind, ids)`: which of these records of another
-    kind hold the query's words."""
+    best first."""
     near = meaning(kind, query.text)
     scores: dict[tuple[int, int], float] = defaultdict(float)
     for pk, owner, weight, close in zip(
@@ -295,9 +304,7 @@ def ranked(kind: str, query: Query, by_words: list[int], record_matches) -> Rank
     candidates = list(
         dict.fromkeys([*by_words[:CANDIDATES], *near_owners[:CANDIDATES]])
     )
-    for owner, pk, weight, share in _word_shares(
-        kind, query, candidates, record_matches
-    ):
+    for owner, pk, weight, share in _word_shares(kind, query, candidates):
         scores[owner, pk] += weight * KEYWORD * share
     prior = {o: RANKED_BY_WORDS / rank for rank, o in enumerate(by_words, 1)}
     found = set(near_owners) | set(by_words)
@@ -324,27 +331,17 @@ def _carried(scores: dict[tuple[int, int], float]) -> dict[int, list[int]]:
     return {o: [pk for _, pk in sorted(p)[: len(DECAY)]] for o, p in by_owner.items()}
 
 
-def _word_shares(kind: str, query: Query, owners: list[int], record_matches):
-    """(owner, passage pk, weight, share of the query's words) for the owners'
-    passages that hold any of them; a record's passage holds them all when the
-    record's own search finds it."""
+def _word_shares(kind: str, query: Query, owners: list[int]):
+    """(owner, passage pk, weight, share of the query's words, squared) for the
+    owners' passages that hold any of them; a record's passage by its title (its
+    other words count through the owner's own search document)."""
     matcher = Matcher(query)
     wanted = len(matcher.stems) or 1
-    rows = list(
-        Passage.objects.filter(kind=kind, owner_id__in=owners).values_list(
-            "pk", "owner_id", "weight", "text", "shown", "record_kind", "record_id"
-        )
+    rows = Passage.objects.filter(kind=kind, owner_id__in=owners).values_list(
+        "pk", "owner_id", "weight", "text", "shown"
     )
-    records = defaultdict(set)
-    for *_, record_kind, record_id in rows:
-        if record_kind:
-            records[record_kind].add(record_id)
-    matched = {k: set(record_matches(k, sorted(ids))) for k, ids in records.items()}
-    for pk, owner, weight, text, shown, record_kind, record_id in rows:
-        if record_kind and record_id in matched[record_kind]:
-            share = 1.0
-        else:
-            share = len(matcher.terms_in(text or shown)) / wanted
+    for pk, owner, weight, text, shown in rows:
+        share = len(matcher.terms_in(text or shown)) / wanted
         if share:
             yield owner, pk, weight, share * share
 

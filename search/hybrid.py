@@ -11,7 +11,7 @@ from core.cache import remember
 from search import evidence, semantic
 from search.engines import Engine
 from search.query import Query
-from search.registry import searchable_for, searchables
+from search.registry import searchable_for
 
 # Reciprocal rank fusion: score = Σ weight / (RRF_K + rank).
 RRF_K = 60
@@ -46,18 +46,9 @@ class HybridEngine(Engine):
         return remember(
             ["evidence", kind, query.text],
             lambda: evidence.ranked(
-                kind,
-                query,
-                self.keyword.cached_ranked_ids(model, query, 1000),
-                self._record_matches(query),
+                kind, query, self.keyword.cached_ranked_ids(model, query, 1000)
             ),
         )
-
-    def _record_matches(self, query: Query):
-        def matches(kind: str, ids: list[int]) -> list[int]:
-            return self.keyword.matching(searchables()[kind].model, query, ids)
-
-        return matches
 
     def _near(self, model, query: Query) -> list[int]:
         """The records found by meaning (for people: with any passage near)."""
@@ -114,9 +105,6 @@ class HybridEngine(Engine):
 
     def snippets(self, model, ids: list[int], query: Query) -> dict[int, str]:
         return self.keyword.snippets(model, ids, query)
-
-    def matching(self, model, query: Query, ids: list[int]) -> list[int]:
-        return self.keyword.matching(model, query, ids)
 
     def suggest(self, query: Query) -> Query | None:
         return self.keyword.suggest(query)

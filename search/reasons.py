@@ -73,8 +73,15 @@ class Matcher:
 
     def __init__(self, query: Query) -> None:
         self.stems = {stem(fold(term)) for term in query.terms}
+        self._seen: dict[str, str | None] = {}
 
     def term_of(self, word: str) -> str | None:
+        # Texts repeat their words: each is folded and stemmed once per query.
+        if word not in self._seen:
+            self._seen[word] = self._term_of(word)
+        return self._seen[word]
+
+    def _term_of(self, word: str) -> str | None:
         s = stem(fold(word))
         for t in self.stems:
             if s == t or (len(t) >= 4 and s.startswith(t)):
