@@ -1,6 +1,7 @@
 """What a member is found by, and which writes make their search document stale."""
 
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from django.db.models import Count
 
@@ -220,28 +221,73 @@ def person_sources(ids: list[int]) -> dict[int, list[Source]]:
             if text
         ]
         found[pk] += [Source("organisation", o) for o in (organization, team) if o]
-    for label, model, fields, terse in SECTION_SOURCES:
-        for pk, shown, *rest in model.objects.filter(**of).values_list(
-            "person_id", *fields
+    for section in SECTIONS:
+        if not section.reason:
+            continue
+        for pk, shown, *rest in section.model.objects.filter(**of).values_list(
+            "person_id", *section.fields
         ):
-            found[pk].append(Source(label, shown, hidden=join(*rest), terse=terse))
+            found[pk].append(
+                Source(section.label, shown, hidden=join(*rest), terse=section.terse)
+            )
     return found
 
 
 PROFILE_TEXTS = ("headline", "bio", "research summary")
-# Profile sections a member is found by, after their papers and news: the label,
-# the section, its fields (the first one shown), and whether that first one is too
-# terse to say why it matched ("experience: First Author") when the others did.
-SECTION_SOURCES = (
-    ("award", people.Award, ("title", "detail", "granting_body"), False),
-    (
+
+
+class Section(NamedTuple):
+    """A profile section a member is found by: its label, model and fields (the
+    first one shown), its weight as evidence (search.evidence: a line that
+    mentions a subject counts less than a paper on it by one of five authors),
+    whether that first field is too terse to say why it matched ("experience:
+    First Author") when the others did, and whether "why it matched" names it."""
+
+    label: str
+    model: type
+    fields: tuple[str, ...]
+    weight: float
+    terse: bool = False
+    reason: bool = True
+
+
+# In the order "why it matched" names them, after papers and news.
+SECTIONS = (
+    Section("award", people.Award, ("title", "detail", "granting_body"), 0.3),
+    Section(
         "experience",
         people.Experience,
         ("role", "organization__name", "team", "notes"),
-        True,
+        0.3,
+        terse=True,
     ),
-    ("education", people.Education, ("degree", "field", "organization__name"), True),
-    ("open source", people.OpenSourceContribution, ("project", "description"), False),
+    Section(
+        "education",
+        people.Education,
+        # A terse section: its unit, hidden, never explains a match on its own.
+        ("degree", "field", "organization__name", "unit"),
+        0.3,
+        terse=True,
+    ),
+    Section(
+        "open source", people.OpenSourceContribution, ("project", "description"), 0.5
+    ),
+    Section("skills", people.Skill, ("category", "items"), 0.3, reason=False),
+    Section("service", people.Service, ("role", "venue"), 0.3, reason=False),
+    Section(
+        "teaching",
+        people.Teaching,
+        ("course_title", "course_code"),
+        0.3,
+        reason=False,
+    ),
+    Section(
+        "off-duty interest",
+        people.Interest,
+        ("title", "description"),
+        0.1,
+        reason=False,
+    ),
 )
 
 
@@ -259,28 +305,6 @@ PASSAGE_WEIGHTS = {
     "news": 0.4,
     "organisation": 0.5,
 }
-# The sections a member is found by, with their label, fields and weight: a line
-# that mentions a subject counts less than a paper on it by one of five authors.
-PASSAGE_SECTIONS = (
-    (
-        "experience",
-        people.Experience,
-        ("role", "organization__name", "team", "notes"),
-        0.3,
-    ),
-    ("open source", people.OpenSourceContribution, ("project", "description"), 0.5),
-    ("award", people.Award, ("title", "detail", "granting_body"), 0.3),
-    (
-        "education",
-        people.Education,
-        ("degree", "field", "organization__name", "unit"),
-        0.3,
-    ),
-    ("skills", people.Skill, ("category", "items"), 0.3),
-    ("service", people.Service, ("role", "venue"), 0.3),
-    ("teaching", people.Teaching, ("course_title", "course_code"), 0.3),
-    ("off-duty interest", people.Interest, ("title", "description"), 0.1),
-)
 # A paper's weight for an author who is neither first nor last: 1/√(authors),
 # never below this.
 LEAST_PAPER_WEIGHT = 0.2
@@ -317,12 +341,12 @@ def person_passages(ids: Iterable[int]) -> Iterator[Evidence]:
     ):
         label = "talk" if kind in Event.TALK_KINDS else "news"
         yield _passage(pk, label, title, record=("event", event))
-    for label, model, fields, weight in PASSAGE_SECTIONS:
-        for pk, shown, *rest in model.objects.filter(**of).values_list(
-            "person_id", *fields
+    for section in SECTIONS:
+        for pk, shown, *rest in section.model.objects.filter(**of).values_list(
+            "person_id", *section.fields
         ):
             text = join(shown, *rest)
-            yield Evidence(pk, label, str(shown or text), text, weight)
+            yield Evidence(pk, section.label, str(shown or text), text, section.weight)
 
 
 def _passage(owner: int, label: str, shown: str, text: str = "", **kwargs) -> Evidence:
