@@ -221,16 +221,22 @@ def person_sources(ids: list[int]) -> dict[int, list[Source]]:
             if text
         ]
         found[pk] += [Source("organisation", o) for o in (organization, team) if o]
+    for section, pk, shown, rest in _section_rows(of, reasons_only=True):
+        found[pk].append(
+            Source(section.label, shown, hidden=join(*rest), terse=section.terse)
+        )
+    return found
+
+
+def _section_rows(of: dict, *, reasons_only: bool = False) -> Iterator[tuple]:
+    """(section, member, first field, other fields) of the members' sections."""
     for section in SECTIONS:
-        if not section.reason:
+        if reasons_only and not section.reason:
             continue
         for pk, shown, *rest in section.model.objects.filter(**of).values_list(
             "person_id", *section.fields
         ):
-            found[pk].append(
-                Source(section.label, shown, hidden=join(*rest), terse=section.terse)
-            )
-    return found
+            yield section, pk, shown, rest
 
 
 PROFILE_TEXTS = ("headline", "bio", "research summary")
@@ -341,12 +347,9 @@ def person_passages(ids: Iterable[int]) -> Iterator[Evidence]:
     ):
         label = "talk" if kind in Event.TALK_KINDS else "news"
         yield _passage(pk, label, title, record=("event", event))
-    for section in SECTIONS:
-        for pk, shown, *rest in section.model.objects.filter(**of).values_list(
-            "person_id", *section.fields
-        ):
-            text = join(shown, *rest)
-            yield Evidence(pk, section.label, str(shown or text), text, section.weight)
+    for section, pk, shown, rest in _section_rows(of):
+        text = join(shown, *rest)
+        yield Evidence(pk, section.label, str(shown or text), text, section.weight)
 
 
 def _passage(owner: int, label: str, shown: str, text: str = "", **kwargs) -> Evidence:
