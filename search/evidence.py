@@ -23,6 +23,7 @@ a paper is weighted and its vector is about nothing else. Reasons name the
 passages that carried the score.
 """
 
+import heapq
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -57,10 +58,10 @@ SHORTEST = 30
 # a topic) as passages alone cannot.
 RANKED_BY_WORDS = 0.5
 # At most this many passages close in meaning count for a query.
-MOST_PASSAGES = 2000
+MOST_PASSAGES = 500
 # How many owners, best first by words and by meaning, have their passages
 # matched by words.
-CANDIDATES = 60
+CANDIDATES = 20
 
 
 @dataclass(frozen=True)
@@ -216,13 +217,20 @@ def _refs(kind: str, rows, record_kind: str) -> _Refs:
     values = rows.filter(record_kind=record_kind).values_list(
         "pk", "owner_id", "weight", "record_id"
     )
+    # Read row by row into arrays sized up front: hundreds of thousands of rows
+    # as Python tuples at once would cost more than the arrays.
+    size = values.count()
+    pks, owners, records = (np.empty(size, dtype="i8") for _ in range(3))
+    weights = np.empty(size, dtype="f4")
+    count = 0
+    for count, row in enumerate(values.iterator(chunk_size=5000), 1):
+        if count > size:  # written since they were counted: next time
+            count = size
+            break
+        i = count - 1
+        pks[i], owners[i], weights[i], records[i] = row
     pks, owners, weights, records = (
-        np.asarray(column, dtype=dtype)
-        for column, dtype in zip(
-            zip(*values, strict=True) if values else ((), (), (), ()),
-            ("i8", "i8", "f4", "i8"),
-            strict=True,
-        )
+        column[:count] for column in (pks, owners, weights, records)
     )
     at = np.searchsorted(matrix.ids, records)
     at = np.minimum(at, max(len(matrix.ids) - 1, 0))
@@ -300,35 +308,36 @@ def ranked(kind: str, query: Query, by_words: list[int]) -> Ranking:
         scores[owner, pk] += weight * MEANING * close
     # Found by meaning: the owners of a passage within NEAR of the closest.
     close = set(near.owners[near.closeness >= 1 - NEAR / SPREAD].tolist())
-    near_owners = [o for o in _best_owners(scores) if o in close]
+    totals, _ = _tally(scores)
+    near_owners = sorted(close, key=lambda o: (-totals[o], o))
     candidates = list(
         dict.fromkeys([*by_words[:CANDIDATES], *near_owners[:CANDIDATES]])
     )
     for owner, pk, weight, share in _word_shares(kind, query, candidates):
         scores[owner, pk] += weight * KEYWORD * share
-    prior = {o: RANKED_BY_WORDS / rank for rank, o in enumerate(by_words, 1)}
+    totals, carried = _tally(scores)
+    for rank, owner in enumerate(by_words, 1):
+        totals[owner] = totals.get(owner, 0.0) + RANKED_BY_WORDS / rank
     found = set(near_owners) | set(by_words)
-    owners = [o for o in _best_owners(scores, prior) if o in found]
-    return Ranking(owners, near_owners, _carried(scores))
+    owners = sorted(found, key=lambda o: (-totals.get(o, 0.0), o))
+    return Ranking(owners, near_owners, carried)
 
 
-def _best_owners(
-    scores: dict[tuple[int, int], float], prior: dict[int, float] | None = None
-) -> list[int]:
-    totals: dict[int, float] = defaultdict(float, prior or {})
-    for owner, passages in _carried(scores).items():
-        ordered = sorted((scores[owner, pk] for pk in passages), reverse=True)
-        totals[owner] += sum(d * s for d, s in zip(DECAY, ordered, strict=False))
-    return sorted((o for o in totals if totals[o] > 0), key=lambda o: (-totals[o], o))
-
-
-def _carried(scores: dict[tuple[int, int], float]) -> dict[int, list[int]]:
-    """Each owner's best passages (as many as count), best first."""
+def _tally(
+    scores: dict[tuple[int, int], float],
+) -> tuple[dict[int, float], dict[int, list[int]]]:
+    """Each owner's total (their best passages, DECAY-weighted) and those
+    passages, best first."""
     by_owner: dict[int, list[tuple[float, int]]] = defaultdict(list)
     for (owner, pk), score in scores.items():
         if score > 0:
-            by_owner[owner].append((-score, pk))
-    return {o: [pk for _, pk in sorted(p)[: len(DECAY)]] for o, p in by_owner.items()}
+            by_owner[owner].append((score, -pk))
+    totals, carried = {}, {}
+    for owner, items in by_owner.items():
+        best = heapq.nlargest(len(DECAY), items)
+        totals[owner] = sum(d * s for d, (s, _) in zip(DECAY, best, strict=False))
+        carried[owner] = [-pk for _, pk in best]
+    return totals, carried
 
 
 def _word_shares(kind: str, query: Query, owners: list[int]):
