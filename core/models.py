@@ -3,6 +3,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
+from django.db.models.signals import post_save
 from django.urls import reverse
 
 from core.cache import invalidate, recall, remember
@@ -106,9 +107,10 @@ class Topic(models.Model):
         return self.name
 
     def save(self, *args, **kwargs) -> None:
+        # The closure is rebuilt by the first receiver of post_save (below), so
+        # that the other receivers (re-indexing what is under the topic) read it.
         with transaction.atomic():
             super().save(*args, **kwargs)
-            TopicClosure.rebuild()
 
     def get_absolute_url(self) -> str:
         return slug_path("topic-detail", self.slug)
@@ -321,3 +323,11 @@ class Lab(models.Model):
     @property
     def has_members(self) -> bool:
         return self.kind == self.Kind.GROUP
+
+
+def _rebuild_closure(sender, **kwargs) -> None:
+    TopicClosure.rebuild()
+
+
+# Connected when the models load, before any app's ready() connects its own.
+post_save.connect(_rebuild_closure, sender=Topic, dispatch_uid="topic-closure")

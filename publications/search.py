@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Iterator
 
 from core.models import Topic, TopicClosure
+from people.models import Person
 from publications.models import (
     Authorship,
     Publication,
@@ -115,6 +116,12 @@ def _papers_at_venue(venue: Venue):
     return Publication.objects.filter(venue=venue).values_list("pk", flat=True)
 
 
+def _papers_of_member(person: Person):
+    return Publication.objects.filter(authorships__person=person).values_list(
+        "pk", flat=True
+    )
+
+
 def _papers_under_topic(topic: Topic):
     subtree = TopicClosure.objects.filter(ancestor=topic).values("descendant_id")
     return Publication.objects.filter(topics__in=subtree).values_list("pk", flat=True)
@@ -129,6 +136,11 @@ def register() -> None:
         publication_sources,
     )
     reindex_on(Authorship, "publication", _paper)
-    reindex_on(Venue, "publication", _papers_at_venue, deleted=False)
+    # A deleted venue or member leaves its papers by on_delete=SET_NULL, which
+    # sends no signal: their papers are named before and re-indexed after.
+    reindex_on(Venue, "publication", _papers_at_venue, named_before_delete=True)
+    reindex_on(
+        Person, "publication", _papers_of_member, named_before_delete=True, saved=False
+    )
     reindex_on(Topic, "publication", _papers_under_topic, deleted=False)
     reindex_on_link(Publication.topics.through, "publication")

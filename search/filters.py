@@ -16,6 +16,7 @@ from drf_spectacular.utils import extend_schema_field
 
 from core.cache import remember_each
 from core.models import MAX_YEAR, MIN_YEAR, Topic
+from search import facet_counts
 from search.engines import get_engine
 from search.facets import (
     FACET_LIMIT,
@@ -221,6 +222,13 @@ class SortFilter(django_filters.ChoiceFilter):
         return qs
 
 
+def _unset(value: Any) -> bool:
+    """Whether a cleaned filter value leaves the records as they are."""
+    if isinstance(value, QuerySet):
+        return not value.exists()
+    return value is None or value == "" or value == [] or value == ()
+
+
 FACETED_FILTERSETS: list[type["FacetedFilterSet"]] = []
 
 
@@ -235,6 +243,7 @@ class FacetedFilterSet(django_filters.FilterSet):
         super().__init_subclass__(**kwargs)
         if cls.facets:
             FACETED_FILTERSETS.append(cls)
+            facet_counts.register(cls)
 
     def get_form_class(self) -> type:
         # Every filter's form field is static (no choices or querysets depend on
@@ -339,6 +348,25 @@ class FacetedFilterSet(django_filters.FilterSet):
             parts.append(self.facets[name].grouped(base, name))
         return parts[0].union(*parts[1:], all=True)
 
+    def _counted_on_write(self, name: str) -> bool:
+        """Whether this facet's counts are read from search.facet_counts: over
+        all of the model's records (no condition in the base queryset)."""
+        return not self.queryset.query.where and facet_counts.kept(
+            self.queryset.model, name
+        )
+
+    def _narrowed(self, name: str) -> QuerySet | None:
+        """The records that pass every filter but this facet's own; None when no
+        other filter narrows them."""
+        data = self.form.cleaned_data if self.is_bound else {}
+        if all(
+            _unset(value)
+            for key, value in data.items()
+            if key != name and key not in self.ordering_filters
+        ):
+            return None
+        return self.filter_queryset(self.queryset.all(), without=name)
+
     def facet_results(
         self, names: list[str] | None = None, limit: int = FACET_LIMIT
     ) -> list[FacetResult]:
@@ -356,8 +384,17 @@ class FacetedFilterSet(django_filters.FilterSet):
 
         def compute(names: list[str]) -> dict[str, list[tuple[str, str, int]]]:
             rows: dict[str, list[dict]] = {name: [] for name in names}
-            for row in self.facet_query(names):
+            kept_here = [n for n in names if self._counted_on_write(n)]
+            live = [n for n in names if n not in kept_here]
+            for row in self.facet_query(live) if live else ():
                 rows[row["facet"]].append(row)
+            if kept_here:
+                rows |= facet_counts.counts(
+                    self.queryset.model,
+                    {name: self._narrowed(name) for name in kept_here},
+                    limit=limit,
+                    selected=selections,
+                )
             # The most frequent values, and every selected one, whatever its rank:
             # only these are kept (and cached), however many values a facet has.
             kept = {}

@@ -15,7 +15,7 @@ from django.db.models.sql import Query
 
 from core.bulk import insert_rows, without_cycle_collection
 from core.cache import invalidate
-from search import evidence, semantic
+from search import evidence, facet_counts, semantic
 from search.documents import TEXT_FIELDS, segmented, topic_texts
 from search.engines import PostgresEngine
 from search.models import SearchTerm
@@ -113,6 +113,7 @@ def index(kind: str, ids: Iterable[int], topics: dict[int, str] | None = None) -
     insert_rows(SearchTerm, ["word"], terms, ignore_conflicts=True)
     for hook in after_index_hooks(kind):
         hook(live)
+    facet_counts.store(kind, ids, live)  # after the hooks: they write what some count
     # Bulk writers (imports, generators) fire no signals; they all end up here.
     invalidate()
     return len(rows)
@@ -207,6 +208,7 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
                     for suffix in TRIGGER_SUFFIXES:
                         cursor.execute(f'DROP TRIGGER IF EXISTS "{table}_{suffix}"')
                 searchable.document.objects.all().delete()
+            facet_counts.drop(kind)
             ids = list(searchable.model.objects.values_list("pk", flat=True))
             counts[kind] = index(kind, ids, topics) if ids else 0
             if semantic.enabled():

@@ -95,3 +95,52 @@ class Passage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} of {self.kind} {self.owner_id}"
+
+
+class FacetValue(models.Model):
+    """One value one record has for one facet (search.facet_counts): the facets'
+    joins walked once, on write, rather than on every count.
+
+    `value` is what the facet counts by: a related record's pk (a topic, venue or
+    member, whose slug and name are read when shown, so renaming one rewrites
+    nothing here) or a plain value (a year, a status).
+    """
+
+    kind = models.CharField(max_length=40)
+    record_id = models.BigIntegerField()
+    facet = models.CharField(max_length=40)
+    value = models.CharField(max_length=255)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "record_id", "facet", "value"],
+                name="facetvalue_unique",
+            )
+        ]
+        # No index by value: counts are always read record by record (with the
+        # unique constraint's index, which holds every column), the way a
+        # planner without statistics would not otherwise choose.
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.record_id}: {self.facet}={self.value}"
+
+
+class FacetCount(models.Model):
+    """How many records of a kind have a facet's value, kept in step with
+    `FacetValue` in the same transaction as the write (search.facet_counts)."""
+
+    kind = models.CharField(max_length=40)
+    facet = models.CharField(max_length=40)
+    value = models.CharField(max_length=255)
+    n = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "facet", "value"], name="facetcount_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.facet}={self.value}: {self.n}"

@@ -85,18 +85,23 @@ def reindex_on(
     *,
     deleted: bool = True,
     named_before_delete: bool = False,
+    saved: bool = True,
 ) -> None:
-    """After a save (and a delete, unless `deleted` is False) of a `sender`,
-    re-index the records of `kind` that `ids(instance)` names. With
-    `named_before_delete`, a delete's records are named before it cascades (when
-    `ids` reads links that go with it) and re-indexed after it."""
+    """After a save (unless `saved` is False) and a delete (unless `deleted` is
+    False) of a `sender`, re-index the records of `kind` that `ids(instance)` names.
+    With `named_before_delete`, a delete's records are named before it cascades
+    (when `ids` reads links that go with it, or links it empties without a signal:
+    on_delete=SET_NULL) and re-indexed after it."""
 
     def handler(sender, instance, **kwargs) -> None:
         schedule(kind, ids(instance))
 
     _followed[sender._meta.label] = sender
     uid = f"search:{kind}:{sender._meta.label}:{ids.__module__}.{ids.__qualname__}"
-    post_save.connect(handler, sender=sender, weak=False, dispatch_uid=f"{uid}:save")
+    if saved:
+        post_save.connect(
+            handler, sender=sender, weak=False, dispatch_uid=f"{uid}:save"
+        )
     if deleted and named_before_delete:
         # Kept on the instance: a delete that fails leaves nothing behind.
         attribute = f"_reindex_{uid}"

@@ -70,7 +70,7 @@ def setup_django(database: Path, lab: str) -> None:
         from search.indexing import index
         from search.registry import searchables
 
-        for kind in ("person",) if lab == "generated" else searchables():
+        for kind in searchables():
             model = searchables()[kind].model
             index(kind, list(model.objects.values_list("pk", flat=True)))
 

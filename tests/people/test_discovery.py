@@ -17,8 +17,9 @@ def test_the_profile_lists_similar_researchers_with_reasons(
     # The profile's own (with its pictures, citations, selected works and where
     # the sources of its papers disagree), and the stale check, the list, its
     # topics and places.
-    # and the group record (once per data version).
-    with django_assert_max_num_queries(28):
+    # and the group record (once per data version); the chart's year counts: every
+    # paper and the member's own, and their values (search.facet_counts).
+    with django_assert_max_num_queries(30):
         response = client.get("/people/ana/")
     html = response.content.decode()
     section = html[html.index('id="similar"') :]

@@ -727,7 +727,7 @@ def test_import_queries_do_not_grow_with_the_number_of_entries(
             for i in range(n)
         )
 
-    with django_assert_max_num_queries(70) as small:
+    with django_assert_max_num_queries(80) as small:
         publication_import_bibtex(text=entries(5, "Small"), source="small.bib")
     with django_assert_max_num_queries(len(small.captured_queries) + 10):
         publication_import_bibtex(text=entries(300, "Large"), source="large.bib")

@@ -5,11 +5,12 @@ from tests import factories
 
 def test_publication_list_searches(client, demo_lab, django_assert_max_num_queries):
     # count, ranked candidates, those passing the filters, rows, authors, links,
-    # conflicts, all facets in one query, and why each matched: the records'
-    # titles, authors and topics, plus the topic names (3, remembered for the data
-    # version)
-    # and the group record (once per data version).
-    with django_assert_max_num_queries(14):
+    # conflicts, and why each matched: the records' titles, authors and topics,
+    # plus the topic names (3, remembered for the data version); the facets: the
+    # records in all and those found, all facets' values in one query, and the
+    # names of the topics, venues and members shown; the group record (once per
+    # data version).
+    with django_assert_max_num_queries(19):
         response = client.get("/publications/", {"q": "attention"})
     html = response.content.decode()
     assert "RelayAttention" in html and "DuoAttention" in html
