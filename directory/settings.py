@@ -463,7 +463,8 @@ LOGGING = {
     "filters": {"request_id": {"()": "core.request_log.RequestIdFilter"}},
     "formatters": {
         "text": {
-            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+            "()": "core.request_log.TextFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s",
         },
         "json": {"()": "core.request_log.JsonFormatter"},
     },

@@ -71,3 +71,61 @@ def test_an_unknown_log_format_is_refused():
     )
     assert done.returncode != 0
     assert "LOG_FORMAT must be text or json" in done.stderr
+
+
+def _log_lines_of(path: str, log_format: str) -> list[str]:
+    """Request `path` in a fresh process with the site's logging; its stderr lines."""
+    code = (
+        "import django; django.setup(); "
+        "from django.test import Client; "
+        f"Client().get({path!r})"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={
+            "PATH": os.environ["PATH"],
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "LOG_FORMAT": log_format,
+            "ALLOWED_HOSTS": "testserver",
+            "DATABASE_URL": "sqlite:///:memory:",
+        },
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+    )
+    return done.stderr.splitlines()
+
+
+FORGED = "/api/unknown/%0d%0a2026-01-01 00:00:00,000 ERROR core.auth [-] admin in"
+
+
+def test_a_newline_in_the_url_cannot_forge_a_text_log_line():
+    lines = _log_lines_of(FORGED, "text")
+    assert lines, "nothing was logged"
+    assert not any(line.startswith("2026-01-01") for line in lines)
+    request_line = next(x for x in lines if " core.requests " in x)
+    assert "/api/unknown/\\r\\n2026-01-01 00:00:00,000 ERROR" in request_line
+
+
+def test_a_newline_in_the_url_stays_inside_its_json_line():
+    lines = _log_lines_of(FORGED, "json")
+    records = [json.loads(line) for line in lines]
+    assert {r["logger"] for r in records} >= {"core.requests", "django.request"}
+
+
+def test_control_characters_are_escaped_but_a_traceback_keeps_its_lines():
+    from core.request_log import TextFormatter
+
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        import sys as _sys
+
+        exc_info = _sys.exc_info()
+    record = logging.LogRecord(
+        "x", logging.ERROR, __file__, 1, "user %s", ("a\x1b[31mb\u2028c\td",), exc_info
+    )
+    text = TextFormatter("%(levelname)s %(message)s").format(record)
+    first, *rest = text.splitlines()
+    assert first == "ERROR user a\\x1b[31mb\\u2028c\\td"
+    assert rest[0].startswith("Traceback") and "ValueError: boom" in rest[-1]
