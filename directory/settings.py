@@ -268,10 +268,17 @@ AUTHENTICATION_BACKENDS = [
 # Brute-force protection of the sign-in form: after LOGIN_FAILURE_LIMIT wrong
 # passwords for one username from one address, that pair is refused (429) for
 # LOGIN_COOLOFF_MINUTES, even with the right password. `manage.py axes_reset` unlocks.
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+# Password spraying (one guess each for many usernames) is stopped per address
+# after LOGIN_ADDRESS_FAILURE_LIMIT wrong passwords in all (core/lockout.py).
+AXES_HANDLER = "core.lockout.AddressLimitHandler"
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ADDRESS_FAILURE_LIMIT = env.int("LOGIN_ADDRESS_FAILURE_LIMIT", 20)
+if LOGIN_ADDRESS_FAILURE_LIMIT < AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        "LOGIN_ADDRESS_FAILURE_LIMIT must be at least LOGIN_FAILURE_LIMIT"
+    )
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
 AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip"
