@@ -139,6 +139,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # The web server stops any SQL statement that runs longer than this (0: never) and
 # answers 503; commands and migrations are not bounded (core/statement_timeout.py).
 STATEMENT_TIMEOUT_MS = env.int("STATEMENT_TIMEOUT_MS", 30_000)
+# /readyz shows each check's details (hosts, errors) only to a probe sending
+# `Authorization: Bearer <HEALTH_TOKEN>`; others get the status. Unset: nobody.
+HEALTH_TOKEN = env.str("HEALTH_TOKEN", "")
+# Its checks run at most once per this many seconds in each process.
+HEALTH_CHECK_CACHE_SECONDS = env.float("HEALTH_CHECK_CACHE_SECONDS", 10)
 # What a 503 (database unavailable) asks clients to wait, in seconds.
 RETRY_AFTER_SECONDS = env.int("RETRY_AFTER_SECONDS", 30)
 

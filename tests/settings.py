@@ -26,6 +26,10 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"anon": "100000/minute", "user": "100000/minute"},
 }
 
+# /readyz runs its checks on every call: each test sets up its own services; the
+# caching of results has its own test.
+HEALTH_CHECK_CACHE_SECONDS = 0
+
 # Warming caches after each write is tested on its own (it starts a thread per
 # committed write); elsewhere it would only slow the tests down.
 WARM_CACHE_AFTER_WRITE = False

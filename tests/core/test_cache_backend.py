@@ -138,8 +138,9 @@ def test_pages_answer_when_the_cache_url_is_a_closed_port(client):
             "OPTIONS": {"socket_connect_timeout": 0.2, "retry_seconds": 60},
         }
     }
-    with override_settings(CACHES=settings):
+    with override_settings(CACHES=settings, HEALTH_TOKEN="cache-probe"):
         assert isinstance(caches["default"], ResilientRedisCache)
         for url in ["/", "/people/", "/publications/", "/api/publications/"]:
             assert client.get(url).status_code == 200, url
-        assert client.get("/readyz").json()["checks"]["cache"]["status"] == "down"
+        ready = client.get("/readyz", HTTP_AUTHORIZATION="Bearer cache-probe")
+        assert ready.json()["checks"]["cache"]["status"] == "down"
