@@ -191,6 +191,26 @@ if CACHES["default"]["BACKEND"] == env.CACHE_SCHEMES["redis"]:
         **CACHES["default"].get("OPTIONS", {}),
     }
 
+# The API throttle counts every process's calls in one place: Redis when CACHE_URL
+# names it, without the breaker (a count that fails must not pass for zero), else
+# files under THROTTLE_CACHE_DIR, which the processes of one machine share. A store
+# that fails makes throttled API calls 503 (core/api/throttling.py).
+if CACHES["default"]["BACKEND"] == "core.cache_backend.ResilientRedisCache":
+    _redis_options = dict(CACHES["default"]["OPTIONS"])
+    _redis_options.pop("retry_seconds")
+    CACHES["throttle"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHES["default"]["LOCATION"],
+        "OPTIONS": _redis_options,
+    }
+else:
+    CACHES["throttle"] = {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": env.str("THROTTLE_CACHE_DIR", str(VAR_DIR / "throttle")),
+        # One file per client and scope; past this, a third are dropped at random.
+        "OPTIONS": {"MAX_ENTRIES": 2000},
+    }
+
 # Outgoing mail: smtp://user:password@host:587 (smtp+tls:// or smtp+ssl:// for
 # TLS), or consolemail:// to print it; unset, Django's own SMTP at localhost:25.
 _email = env.email_url("EMAIL_URL", "smtp://localhost:25")

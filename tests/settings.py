@@ -20,7 +20,12 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 
-# Throttling has its own test; elsewhere it must not interfere.
+# Throttling has its own test; elsewhere it must not interfere. Its counts stay in
+# this process (the tests that share them between processes say where).
+CACHES = {
+    **CACHES,  # noqa: F405
+    "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+}
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"anon": "100000/minute", "user": "100000/minute"},

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import django_process
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
 
@@ -32,23 +34,10 @@ def test_an_unusable_request_id_is_replaced(client, given):
 
 
 def test_json_lines_carry_the_request_id_on_every_record():
-    code = (
-        "import django, logging; django.setup(); "
+    done = django_process(
         "from django.test import Client; "
-        "Client().get('/api/unknown/', HTTP_X_REQUEST_ID='req-7')"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env={
-            "PATH": os.environ["PATH"],
-            "DJANGO_SETTINGS_MODULE": "tests.settings",
-            "LOG_FORMAT": "json",
-            "ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": "sqlite:///:memory:",
-        },
-        cwd=BASE_DIR,
-        capture_output=True,
-        text=True,
+        "Client().get('/api/unknown/', HTTP_X_REQUEST_ID='req-7')",
+        LOG_FORMAT="json",
     )
     lines = [json.loads(line) for line in done.stderr.splitlines()]
     request_line = next(x for x in lines if x["logger"] == "core.requests")
@@ -75,25 +64,8 @@ def test_an_unknown_log_format_is_refused():
 
 def _log_lines_of(path: str, log_format: str) -> list[str]:
     """Request `path` in a fresh process with the site's logging; its stderr lines."""
-    code = (
-        "import django; django.setup(); "
-        "from django.test import Client; "
-        f"Client().get({path!r})"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env={
-            "PATH": os.environ["PATH"],
-            "DJANGO_SETTINGS_MODULE": "tests.settings",
-            "LOG_FORMAT": log_format,
-            "ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": "sqlite:///:memory:",
-        },
-        cwd=BASE_DIR,
-        capture_output=True,
-        text=True,
-    )
-    return done.stderr.splitlines()
+    code = f"from django.test import Client; Client().get({path!r})"
+    return django_process(code, LOG_FORMAT=log_format).stderr.splitlines()
 
 
 FORGED = "/api/unknown/%0d%0a2026-01-01 00:00:00,000 ERROR core.auth [-] admin in"
