@@ -94,11 +94,17 @@ serve: migrate
 		--workers $(WORKERS) --max-requests 5000 --max-requests-jitter 500 --access-logfile -
 
 # A consistent snapshot of the data (JSON via dumpdata: the same on SQLite and
-# PostgreSQL), and its restore into an empty or existing database.
-BACKUP ?= var/backups/directory-$(shell date +%Y%m%d-%H%M%S).json
+# PostgreSQL), and its restore into an empty or existing database. It holds password
+# hashes and API tokens: the file is its owner's only (0600), and so is
+# var/backups/ and any directory made for it (0700).
+BACKUP_DIR := var/backups
+BACKUP ?= $(BACKUP_DIR)/directory-$(shell date +%Y%m%d-%H%M%S).json
 backup: setup
-	@mkdir -p $(dir $(BACKUP))
-	$(MANAGE_ENV) $(BIN)/python manage.py dumpdata --natural-foreign --natural-primary \
+	@umask 077 && mkdir -p $(dir $(BACKUP)) && \
+		if [ "$(dir $(BACKUP))" = "$(BACKUP_DIR)/" ]; then chmod 700 $(BACKUP_DIR); fi
+	@# Emptied and made 0600 before a byte is written, should the file exist.
+	@umask 077 && : > $(BACKUP) && chmod 600 $(BACKUP)
+	umask 077 && $(MANAGE_ENV) $(BIN)/python manage.py dumpdata --natural-foreign --natural-primary \
 		--exclude contenttypes --exclude auth.permission --exclude sessions \
 		--exclude search.searchterm --exclude people.personsearchdocument \
 		--exclude publications.publicationsearchdocument \

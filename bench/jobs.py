@@ -52,7 +52,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     register("bench.noop", label="Nothing", run=lambda target, progress: "")
     brokers = {
-        "none (foreground)": None,
+        "none (a thread here)": None,
         "Redis 127.0.0.1:6379": "redis://127.0.0.1:6379/12",
         "RabbitMQ 127.0.0.1:5672": "amqp://guest:guest@127.0.0.1:5672//",
         "Redis, closed port": f"redis://127.0.0.1:{closed_port()}/0",
@@ -85,7 +85,7 @@ def main() -> None:
             f"{os.cpu_count()} cores, {RUNS} runs each, a job that does nothing)",
             "",
             "`start_job` as the admin's button calls it (a row written, then the "
-            "message published; without a broker the work itself runs), and "
+            "message published; without a broker a thread of this process started), and "
             "`jobs.health.broker_check()` as /readyz calls it. ms:",
             "",
             "| broker | start p50 | p95 | job state | health p50 | p95 | health |",

@@ -8,12 +8,21 @@ other apps register from their `ready()` (the job broker…) are not.
 Both are answered by the first middleware, before host validation, the HTTPS
 redirect, sessions, CSRF, throttling and sign-in: a probe addresses the server by
 its own address, over plain HTTP, without cookies.
+
+Anyone may ask, so an anonymous probe learns the status only (200 or 503 and
+"ok", "degraded" or "down"): each check's details name hosts, users and errors,
+and are shown to a probe that sends `Authorization: Bearer <HEALTH_TOKEN>`. The
+checks run at most once per HEALTH_CHECK_CACHE_SECONDS per process, whoever asks,
+so a service that hangs costs one check's timeout per period, not one per probe.
 """
 
 import logging
+import secrets
+import threading
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.cache import caches
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
@@ -52,6 +61,31 @@ def run_checks() -> tuple[bool, dict[str, dict]]:
         ready = ready and not (critical and result["status"] == "down")
         results[name] = result
     return ready, results
+
+
+_last_run: tuple[float, bool, dict[str, dict]] | None = None
+_running = threading.Lock()
+
+
+def recent_checks() -> tuple[bool, dict[str, dict]]:
+    """`run_checks()`, or its result if it is younger than the cache period."""
+    global _last_run
+    period = settings.HEALTH_CHECK_CACHE_SECONDS
+    if period <= 0:
+        return run_checks()
+    with _running:  # probes that come during a run wait for its result
+        if _last_run is None or time.monotonic() - _last_run[0] >= period:
+            _last_run = (time.monotonic(), *run_checks())
+        return _last_run[1], _last_run[2]
+
+
+def shows_details(request: HttpRequest) -> bool:
+    """Whether the request carries the HEALTH_TOKEN (never, without one set)."""
+    token = settings.HEALTH_TOKEN
+    given = request.headers.get("Authorization", "")
+    return bool(token) and secrets.compare_digest(
+        given.encode(), f"Bearer {token}".encode()
+    )
 
 
 _migrated: set[str] = set()
@@ -105,12 +139,12 @@ def health_endpoints(get_response):
         if path == "/healthz":
             response = JsonResponse({"status": "ok"})
         else:
-            ready, checks = run_checks()
+            ready, checks = recent_checks()
             all_ok = all(c["status"] == "ok" for c in checks.values())
-            status = ("ok" if all_ok else "degraded") if ready else "down"
-            response = JsonResponse(
-                {"status": status, "checks": checks}, status=200 if ready else 503
-            )
+            body = {"status": ("ok" if all_ok else "degraded") if ready else "down"}
+            if shows_details(request):
+                body["checks"] = checks
+            response = JsonResponse(body, status=200 if ready else 503)
         response["Cache-Control"] = "no-store"
         return response
 

@@ -3,13 +3,16 @@
 Unreachable (stopped, network cut), out of connections, or a statement stopped by
 the statement timeout (`core.statement_timeout`): people get `templates/503.html`,
 API clients the API's JSON error shape. Django's health checks of persistent
-connections reconnect by themselves once the database is back.
+connections reconnect by themselves once the database is back; a connection that
+failed is closed at once besides, since SQLite's always passes that check: one
+opened while the file was read-only stays read-only for CONN_MAX_AGE after it is
+writable again.
 """
 
 import logging
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
@@ -23,6 +26,7 @@ logger = logging.getLogger("core.unavailable")
 
 def service_unavailable(request: HttpRequest) -> HttpResponse:
     """The 503 answer: JSON under /api/, the site's page elsewhere."""
+    close_failed_connections()
     retry_after = settings.RETRY_AFTER_SECONDS
     message = "The directory cannot reach its database just now; try again shortly."
     if request.path.startswith("/api/"):
@@ -44,6 +48,13 @@ def service_unavailable(request: HttpRequest) -> HttpResponse:
     response["Retry-After"] = str(retry_after)
     response["Cache-Control"] = "no-store"
     return response
+
+
+def close_failed_connections() -> None:
+    """Close each connection that raised, so the next request opens a fresh one."""
+    for connection in connections.all(initialized_only=True):
+        if connection.errors_occurred and not connection.in_atomic_block:
+            connection.close()
 
 
 def database_unavailable(get_response):

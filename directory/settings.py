@@ -139,6 +139,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # The web server stops any SQL statement that runs longer than this (0: never) and
 # answers 503; commands and migrations are not bounded (core/statement_timeout.py).
 STATEMENT_TIMEOUT_MS = env.int("STATEMENT_TIMEOUT_MS", 30_000)
+# /readyz shows each check's details (hosts, errors) only to a probe sending
+# `Authorization: Bearer <HEALTH_TOKEN>`; others get the status. Unset: nobody.
+HEALTH_TOKEN = env.str("HEALTH_TOKEN", "")
+# Its checks run at most once per this many seconds in each process.
+HEALTH_CHECK_CACHE_SECONDS = env.float("HEALTH_CHECK_CACHE_SECONDS", 10)
 # What a 503 (database unavailable) asks clients to wait, in seconds.
 RETRY_AFTER_SECONDS = env.int("RETRY_AFTER_SECONDS", 30)
 
@@ -184,6 +189,26 @@ if CACHES["default"]["BACKEND"] == env.CACHE_SCHEMES["redis"]:
         "socket_timeout": _CACHE_TIMEOUT,
         "retry_seconds": env.int("CACHE_RETRY_SECONDS", 5),
         **CACHES["default"].get("OPTIONS", {}),
+    }
+
+# The API throttle counts every process's calls in one place: Redis when CACHE_URL
+# names it, without the breaker (a count that fails must not pass for zero), else
+# files under THROTTLE_CACHE_DIR, which the processes of one machine share. A store
+# that fails makes throttled API calls 503 (core/api/throttling.py).
+if CACHES["default"]["BACKEND"] == "core.cache_backend.ResilientRedisCache":
+    _redis_options = dict(CACHES["default"]["OPTIONS"])
+    _redis_options.pop("retry_seconds")
+    CACHES["throttle"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHES["default"]["LOCATION"],
+        "OPTIONS": _redis_options,
+    }
+else:
+    CACHES["throttle"] = {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": env.str("THROTTLE_CACHE_DIR", str(VAR_DIR / "throttle")),
+        # One file per client and scope; past this, a third are dropped at random.
+        "OPTIONS": {"MAX_ENTRIES": 2000},
     }
 
 # Outgoing mail: smtp://user:password@host:587 (smtp+tls:// or smtp+ssl:// for
@@ -268,10 +293,17 @@ AUTHENTICATION_BACKENDS = [
 # Brute-force protection of the sign-in form: after LOGIN_FAILURE_LIMIT wrong
 # passwords for one username from one address, that pair is refused (429) for
 # LOGIN_COOLOFF_MINUTES, even with the right password. `manage.py axes_reset` unlocks.
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+# Password spraying (one guess each for many usernames) is stopped per address
+# after LOGIN_ADDRESS_FAILURE_LIMIT wrong passwords in all (core/lockout.py).
+AXES_HANDLER = "core.lockout.AddressLimitHandler"
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ADDRESS_FAILURE_LIMIT = env.int("LOGIN_ADDRESS_FAILURE_LIMIT", 20)
+if LOGIN_ADDRESS_FAILURE_LIMIT < AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        "LOGIN_ADDRESS_FAILURE_LIMIT must be at least LOGIN_FAILURE_LIMIT"
+    )
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
 AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip"
@@ -463,7 +495,8 @@ LOGGING = {
     "filters": {"request_id": {"()": "core.request_log.RequestIdFilter"}},
     "formatters": {
         "text": {
-            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+            "()": "core.request_log.TextFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s",
         },
         "json": {"()": "core.request_log.JsonFormatter"},
     },

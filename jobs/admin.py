@@ -7,7 +7,7 @@ from django.utils.html import format_html
 
 from jobs.models import Job
 from jobs.registry import JobKind, get_kind, kinds
-from jobs.services import describe, start_job
+from jobs.services import describe, reap_jobs, start_job
 
 
 @admin.register(Job)
@@ -36,6 +36,7 @@ class JobAdmin(admin.ModelAdmin):
         "created_at",
         "queued_at",
         "started_at",
+        "heartbeat_at",
         "finished_at",
     ]
     readonly_fields = fields
@@ -89,6 +90,7 @@ class JobAdmin(admin.ModelAdmin):
         return [start, *super().get_urls()]
 
     def changelist_view(self, request: HttpRequest, extra_context=None):
+        reap_jobs()  # a job whose process ended is not shown as running
         startable = [
             kind
             for kind in kinds().values()
@@ -97,6 +99,12 @@ class JobAdmin(admin.ModelAdmin):
         return super().changelist_view(
             request, {**(extra_context or {}), "startable_kinds": startable}
         )
+
+    def change_view(
+        self, request: HttpRequest, object_id, form_url="", extra_context=None
+    ):
+        reap_jobs()
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def start_view(self, request: HttpRequest, kind: str) -> HttpResponse:
         """Start a kind of job on the posted target and show its page."""

@@ -11,6 +11,7 @@ from jobs.models import Job
 
 # Queued longer than this with nothing running it: probably no worker is up.
 WAITING_TOO_LONG = timedelta(minutes=15)
+TIMEOUT = 1.0  # seconds
 
 
 def broker_check() -> dict:
@@ -23,9 +24,22 @@ def broker_check() -> dict:
             "detail": "No broker configured: long work runs in the foreground.",
         }
     state = {"broker": maybe_sanitize_url(url)}
+    # Shorter than the jobs' own timeouts: a broker that takes the connection and
+    # never answers holds each probe this long (connect, then the first reply).
+    connection = current_app.amqp.Connection(
+        url,
+        connect_timeout=TIMEOUT,
+        transport_options={
+            **current_app.conf.broker_transport_options,
+            "socket_connect_timeout": TIMEOUT,
+            "socket_timeout": TIMEOUT,
+        },
+    )
     try:
-        with current_app.connection_for_write() as connection:
-            connection.ensure_connection(max_retries=1, interval_start=0, timeout=3)
+        with connection:
+            connection.ensure_connection(
+                max_retries=1, interval_start=0, timeout=TIMEOUT
+            )
     except Exception as error:  # a health check reports, never raises
         return {**state, "status": "down", "detail": f"Unreachable: {error}"}
     try:

@@ -50,6 +50,9 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its work last reported progress."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = JobQuerySet.as_manager()

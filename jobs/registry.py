@@ -6,6 +6,7 @@ nothing, when the schedule starts it).
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
@@ -15,6 +16,9 @@ from jobs import runner
 
 # How long work reports how far it has come: progress(done, total, message).
 Progress = Callable[[int, int, str], None]
+# A running job silent for longer than its kind's time limit (no progress since
+# it started or last reported) is taken as lost: its process ended without it.
+DEFAULT_TIME_LIMIT = timedelta(hours=6)
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class JobKind:
     # The permission that may start it; None leaves it to superusers.
     permission: str | None = None
     applies_to: Callable[[Any], bool] | None = None
+    time_limit: timedelta = DEFAULT_TIME_LIMIT
 
     def allowed(self, user) -> bool:
         if self.permission is None:
@@ -50,6 +55,7 @@ def register(
     target_model: type[models.Model] | None = None,
     permission: str | None = None,
     applies_to: Callable[[Any], bool] | None = None,
+    time_limit: timedelta = DEFAULT_TIME_LIMIT,
 ) -> JobKind:
     """Offer a kind of job under `name`, which is also its Celery task's name."""
 
@@ -66,6 +72,7 @@ def register(
         target_model=target_model,
         permission=permission,
         applies_to=applies_to,
+        time_limit=time_limit,
     )
     _kinds[name] = kind
     return kind

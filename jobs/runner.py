@@ -43,7 +43,10 @@ class _Progress:
         done, total, message = self.unwritten
         total = max(total, 0)
         Job.objects.filter(pk=self.job_id).update(
-            done=min(max(done, 0), total), total=total, message=message[:300]
+            done=min(max(done, 0), total),
+            total=total,
+            message=message[:300],
+            heartbeat_at=timezone.now(),
         )
         self.written_at = time.monotonic()
         self.unwritten = None
@@ -57,7 +60,12 @@ def execute(kind: "JobKind", job_id: int | None) -> str:
             return "Skipped: the same work is already queued or running."
     claimed = Job.objects.filter(
         pk=job_id, state__in=[Job.State.QUEUED, Job.State.UNAVAILABLE]
-    ).update(state=Job.State.RUNNING, started_at=timezone.now(), error="")
+    ).update(
+        state=Job.State.RUNNING,
+        started_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+        error="",
+    )
     # A message delivered twice, or a job deleted meanwhile, is not run again.
     if not claimed:
         return "Skipped: the job is not waiting to run."

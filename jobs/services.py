@@ -1,28 +1,35 @@
-"""Starting jobs: on the queue when a broker is configured, in the foreground if not."""
+"""Starting jobs: on the queue when a broker is configured, in a thread if not.
+
+Without a broker the job runs in a background thread of the process that asked,
+so the request answers at once (a slow source would otherwise hold a web worker
+until its timeout kills it) and the job's page follows it. A process that ends
+mid-job leaves it "running": `reap_jobs` marks failed each job silent for longer
+than its kind's time limit; the job list and page, and asking for the same work
+again, call it.
+"""
 
 import logging
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
 from celery import current_app
 from django.contrib import messages
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connections, models, transaction
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from jobs import runner
 from jobs.models import Job
-from jobs.registry import JobKind, get_kind
+from jobs.registry import DEFAULT_TIME_LIMIT, JobKind, get_kind, kinds
 
 logger = logging.getLogger(__name__)
 
 # A Redis that keeps nothing on disk forgets its queue when it restarts: a job
 # queued longer than this is sent again when someone asks for the same work.
 STALE_AFTER = timedelta(hours=1)
-# A worker killed mid-job leaves it running for ever; past this, asking for the same
-# work again takes it as lost and starts anew.
-ABANDONED_AFTER = timedelta(hours=6)
 
 
 @dataclass(frozen=True)
@@ -44,9 +51,8 @@ def start_job(
     """Queue (or, without a broker, run) `kind_name` on `target`; reuse an open job."""
     kind = get_kind(kind_name)
     key = "" if target is None else str(target.pk)
+    reap_jobs()  # a lost job of the same work must not be joined
     open_job = Job.objects.open().for_target(kind.name, key).first()
-    if open_job is not None and _abandoned(open_job):
-        open_job = None
     if open_job is None:
         try:
             with transaction.atomic():
@@ -71,13 +77,67 @@ def start_job(
 
 
 def dispatch(job: Job) -> None:
-    """Send `job` to the queue once the current transaction commits, or run it here."""
+    """Once the current transaction commits, send `job` to the queue or, without
+    one, start it in a thread of this process."""
     kind = get_kind(job.kind)
     if not queue_configured():
         Job.objects.filter(pk=job.pk).update(ran_in_foreground=True)
-        runner.execute(kind, job.pk)
+        transaction.on_commit(partial(_start_thread, kind, job.pk))
         return
     transaction.on_commit(partial(_publish, kind, job.pk))
+
+
+def _start_thread(kind: JobKind, job_id: int) -> None:
+    # A daemon: a process that stops does not wait for it; the reaper sees to it.
+    thread = threading.Thread(
+        target=_run_in_thread, args=(kind, job_id), name=f"job-{job_id}", daemon=True
+    )
+    thread.start()
+
+
+def _run_in_thread(kind: JobKind, job_id: int) -> None:
+    try:
+        runner.execute(kind, job_id)
+    except Exception:  # the runner records the work's errors; this is its own
+        logger.exception("Job %s could not be run", job_id)
+    finally:
+        connections.close_all()  # this thread's connections only
+
+
+def reap_jobs() -> int:
+    """Mark failed the running jobs silent past their kind's time limit; how many."""
+    now = timezone.now()
+    registered = kinds()
+    running = Job.objects.filter(state=Job.State.RUNNING).annotate(
+        last_sign=Coalesce("heartbeat_at", "started_at", "created_at")
+    )
+    reaped = 0
+    for job_id, kind_name, last_sign in running.values_list("pk", "kind", "last_sign"):
+        kind = registered.get(kind_name)
+        limit = kind.time_limit if kind else DEFAULT_TIME_LIMIT
+        if now - last_sign <= limit:
+            continue
+        # Unless it reported progress since it was read.
+        silent = Job.objects.filter(pk=job_id, state=Job.State.RUNNING).exclude(
+            heartbeat_at__gt=now - limit
+        )
+        reaped += silent.update(
+            state=Job.State.FAILED,
+            finished_at=now,
+            error=(
+                f"No progress for over {_duration(limit)}: the process running it "
+                "ended (a restart, a crash or a timeout) without finishing it."
+            ),
+        )
+    return reaped
+
+
+def _duration(limit: timedelta) -> str:
+    minutes = round(limit.total_seconds() / 60)
+    if minutes % 60 == 0:
+        hours = minutes // 60
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def requeue_unavailable() -> int:
@@ -110,21 +170,6 @@ def _publish(kind: JobKind, job_id: int) -> bool:
     return True
 
 
-def _abandoned(job: Job) -> bool:
-    """Mark `job` failed if it has run for longer than any job should; say if so."""
-    if job.state != Job.State.RUNNING or job.started_at is None:
-        return False
-    if timezone.now() - job.started_at <= ABANDONED_AFTER:
-        return False
-    return bool(
-        Job.objects.filter(pk=job.pk, state=Job.State.RUNNING).update(
-            state=Job.State.FAILED,
-            finished_at=timezone.now(),
-            error="Its worker did not finish it: taken as lost.",
-        )
-    )
-
-
 def _stale(job: Job) -> bool:
     return (
         job.state == Job.State.QUEUED
@@ -146,6 +191,12 @@ def describe(started: Started) -> tuple[str, int]:
         )
     if not started.created and job.is_open:
         return f"{what} was already {job.get_state_display().lower()}.", messages.INFO
+    if job.ran_in_foreground and job.is_open:
+        return (
+            f"No job queue is configured, so {what} runs in the background of this "
+            "server; this page follows it.",
+            messages.SUCCESS,
+        )
     if job.state == Job.State.FAILED:
         return f"{what} failed: {job.error}", messages.ERROR
     if job.state == Job.State.DONE:

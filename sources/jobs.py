@@ -1,5 +1,7 @@
 """Syncing members from ORCID and OpenAlex as jobs: one member, or all of them."""
 
+from datetime import timedelta
+
 from django.db.models import Q
 
 from jobs.registry import Progress, register
@@ -51,10 +53,13 @@ def register_jobs() -> None:
         target_model=Person,
         permission=PERMISSION,
         applies_to=is_connected,
+        # Two sources, each call bounded by its timeouts and retries.
+        time_limit=timedelta(minutes=15),
     )
     register(
         "sources.sync_all",
         label="Sync all members from ORCID and OpenAlex",
         run=sync_all,
         permission=PERMISSION,
+        time_limit=timedelta(minutes=30),  # progress is reported after each member
     )

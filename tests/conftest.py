@@ -3,7 +3,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connections
 
 from directory.celery import app as celery_app
@@ -71,8 +71,10 @@ def _media_in_tmp(settings, tmp_path):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Each test starts with an empty cache: rolled-back data must not be served."""
+    """Each test starts with an empty cache: rolled-back data must not be served,
+    nor another test's calls counted by the API throttle."""
     cache.clear()
+    caches["throttle"].clear()
 
 
 @pytest.fixture(scope="session")

@@ -20,11 +20,20 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 
-# Throttling has its own test; elsewhere it must not interfere.
+# Throttling has its own test; elsewhere it must not interfere. Its counts stay in
+# this process (the tests that share them between processes say where).
+CACHES = {
+    **CACHES,  # noqa: F405
+    "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+}
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"anon": "100000/minute", "user": "100000/minute"},
 }
+
+# /readyz runs its checks on every call: each test sets up its own services; the
+# caching of results has its own test.
+HEALTH_CHECK_CACHE_SECONDS = 0
 
 # Warming caches after each write is tested on its own (it starts a thread per
 # committed write); elsewhere it would only slow the tests down.

@@ -68,6 +68,8 @@ def api_exception_handler(exc, context):
         error["fields"] = detail
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         error["retry_after"] = int(exc.wait) + 1
+    elif getattr(exc, "wait", None):  # a 503 that says when to come back
+        error["retry_after"] = int(exc.wait)
     response.data = {"error": error}
     renderer = getattr(context.get("request"), "accepted_renderer", None)
     if getattr(renderer, "format", "json") not in ("json", "api"):

@@ -7,6 +7,15 @@ from django.test import override_settings
 from core import health
 
 pytestmark = pytest.mark.django_db
+TOKEN = "probe-token-0123456789"
+
+
+@pytest.fixture
+def staff_probe(client, settings):
+    """A client that sends the HEALTH_TOKEN: /readyz shows it every check."""
+    settings.HEALTH_TOKEN = TOKEN
+    client.defaults["HTTP_AUTHORIZATION"] = f"Bearer {TOKEN}"
+    return client
 
 
 @pytest.fixture
@@ -37,8 +46,8 @@ def test_healthz_answers_without_the_database_or_the_cache(
     assert "Set-Cookie" not in response and "X-Request-ID" not in response
 
 
-def test_readyz_lists_the_database_cache_and_replicas(client):
-    response = client.get("/readyz")
+def test_readyz_lists_the_database_cache_and_replicas(staff_probe):
+    response = staff_probe.get("/readyz")
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
@@ -60,33 +69,37 @@ def test_probes_by_address_over_plain_http_are_answered(client):
     assert client.get("/", HTTP_HOST="10.0.0.7:8000").status_code == 400
 
 
-def test_a_database_that_is_down_makes_readyz_503(client, monkeypatch):
+@pytest.fixture
+def database_down(monkeypatch):
     def refuse(*args, **kwargs):
-        raise OperationalError("connection refused")
+        raise OperationalError("connection to db.internal refused")
 
     monkeypatch.setattr(connections["default"], "cursor", refuse)
-    response = client.get("/readyz")
+
+
+def test_a_database_that_is_down_makes_readyz_503(staff_probe, database_down):
+    response = staff_probe.get("/readyz")
     assert response.status_code == 503
     body = response.json()
     assert body["status"] == "down"
     assert body["checks"]["database"]["status"] == "down"
     # The error's kind only: its message may name hosts and users.
     assert body["checks"]["database"]["error"] == "OperationalError"
-    assert client.get("/healthz").status_code == 200
+    assert staff_probe.get("/healthz").status_code == 200
 
 
-def test_a_non_critical_check_down_degrades_without_503(client, extra_check):
+def test_a_non_critical_check_down_degrades_without_503(staff_probe, extra_check):
     extra_check("broker", lambda: {"status": "down", "url": "amqp://…"}, critical=False)
-    response = client.get("/readyz")
+    response = staff_probe.get("/readyz")
     assert response.status_code == 200
     assert response.json()["status"] == "degraded"
     assert response.json()["checks"]["broker"]["status"] == "down"
 
 
-def test_a_check_that_raises_or_answers_nonsense_is_down(client, extra_check):
+def test_a_check_that_raises_or_answers_nonsense_is_down(staff_probe, extra_check):
     extra_check("raises", lambda: 1 / 0, critical=False)
     extra_check("nonsense", lambda: {"status": "fine"}, critical=True)
-    response = client.get("/readyz")
+    response = staff_probe.get("/readyz")
     assert response.status_code == 503
     checks = response.json()["checks"]
     assert checks["raises"]["status"] == "down"
@@ -94,13 +107,13 @@ def test_a_check_that_raises_or_answers_nonsense_is_down(client, extra_check):
     assert checks["nonsense"]["status"] == "down"
 
 
-def test_unmigrated_database_is_down(client, monkeypatch):
+def test_unmigrated_database_is_down(staff_probe, monkeypatch):
     monkeypatch.setattr(health, "_migrated", set())
     monkeypatch.setattr(
         "django.db.migrations.executor.MigrationExecutor.migration_plan",
         lambda self, targets: [("a migration", False)],
     )
-    response = client.get("/readyz")
+    response = staff_probe.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["database"]["error"] == "1 migrations not applied"
 
@@ -108,3 +121,33 @@ def test_unmigrated_database_is_down(client, monkeypatch):
 def test_only_get_and_head(client):
     assert client.post("/readyz").status_code == 405
     assert client.head("/healthz").status_code == 200
+
+
+def test_anonymous_probes_learn_only_ok_or_not(client, extra_check):
+    secret = "amqp://lab:hunter2@broker.internal:5672/lab"
+    extra_check("broker", lambda: {"status": "down", "detail": secret}, critical=False)
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "degraded"}
+    assert "broker.internal" not in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "header", ["", "Bearer wrong-token", f"Token {TOKEN}", f"Bearer {TOKEN}x"]
+)
+def test_without_the_right_token_no_details(client, settings, header):
+    settings.HEALTH_TOKEN = TOKEN
+    response = client.get("/readyz", HTTP_AUTHORIZATION=header)
+    assert response.json() == {"status": "ok"}
+
+
+def test_without_a_configured_token_nobody_gets_details(client, settings):
+    settings.HEALTH_TOKEN = ""
+    response = client.get("/readyz", HTTP_AUTHORIZATION="Bearer ")
+    assert response.json() == {"status": "ok"}
+
+
+def test_a_database_down_is_503_for_anonymous_probes_too(client, database_down):
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "down"}

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import django_process
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
 
@@ -32,23 +34,10 @@ def test_an_unusable_request_id_is_replaced(client, given):
 
 
 def test_json_lines_carry_the_request_id_on_every_record():
-    code = (
-        "import django, logging; django.setup(); "
+    done = django_process(
         "from django.test import Client; "
-        "Client().get('/api/unknown/', HTTP_X_REQUEST_ID='req-7')"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env={
-            "PATH": os.environ["PATH"],
-            "DJANGO_SETTINGS_MODULE": "tests.settings",
-            "LOG_FORMAT": "json",
-            "ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": "sqlite:///:memory:",
-        },
-        cwd=BASE_DIR,
-        capture_output=True,
-        text=True,
+        "Client().get('/api/unknown/', HTTP_X_REQUEST_ID='req-7')",
+        LOG_FORMAT="json",
     )
     lines = [json.loads(line) for line in done.stderr.splitlines()]
     request_line = next(x for x in lines if x["logger"] == "core.requests")
@@ -71,3 +60,44 @@ def test_an_unknown_log_format_is_refused():
     )
     assert done.returncode != 0
     assert "LOG_FORMAT must be text or json" in done.stderr
+
+
+def _log_lines_of(path: str, log_format: str) -> list[str]:
+    """Request `path` in a fresh process with the site's logging; its stderr lines."""
+    code = f"from django.test import Client; Client().get({path!r})"
+    return django_process(code, LOG_FORMAT=log_format).stderr.splitlines()
+
+
+FORGED = "/api/unknown/%0d%0a2026-01-01 00:00:00,000 ERROR core.auth [-] admin in"
+
+
+def test_a_newline_in_the_url_cannot_forge_a_text_log_line():
+    lines = _log_lines_of(FORGED, "text")
+    assert lines, "nothing was logged"
+    assert not any(line.startswith("2026-01-01") for line in lines)
+    request_line = next(x for x in lines if " core.requests " in x)
+    assert "/api/unknown/\\r\\n2026-01-01 00:00:00,000 ERROR" in request_line
+
+
+def test_a_newline_in_the_url_stays_inside_its_json_line():
+    lines = _log_lines_of(FORGED, "json")
+    records = [json.loads(line) for line in lines]
+    assert {r["logger"] for r in records} >= {"core.requests", "django.request"}
+
+
+def test_control_characters_are_escaped_but_a_traceback_keeps_its_lines():
+    from core.request_log import TextFormatter
+
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        import sys as _sys
+
+        exc_info = _sys.exc_info()
+    record = logging.LogRecord(
+        "x", logging.ERROR, __file__, 1, "user %s", ("a\x1b[31mb\u2028c\td",), exc_info
+    )
+    text = TextFormatter("%(levelname)s %(message)s").format(record)
+    first, *rest = text.splitlines()
+    assert first == "ERROR user a\\x1b[31mb\\u2028c\\td"
+    assert rest[0].startswith("Traceback") and "ValueError: boom" in rest[-1]

@@ -3,9 +3,10 @@ API), and the statement timeout turns a pathological query into that 503."""
 
 import json
 import time
+from types import MethodType
 
 import pytest
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, connections
 from django.http import HttpResponse
 from django.urls import path
 
@@ -37,7 +38,14 @@ def quick(request):
     return HttpResponse("quick")
 
 
+def write_scratch(request):
+    with connections["scratch"].cursor() as cursor:
+        cursor.execute("INSERT INTO note (text) VALUES ('written')")
+    return HttpResponse("written")
+
+
 urlpatterns = [
+    path("write/", write_scratch),
     path("unreachable/", unreachable),
     path("api/unreachable/", unreachable),
     path("slow/", slow),
@@ -126,3 +134,44 @@ def test_the_api_schema_documents_the_503(client):
     schema = client.get("/api/schema/", {"format": "json"}).json()
     for endpoint in ["/api/people/", "/api/people/{slug}/", "/api/publications/"]:
         assert "503" in schema["paths"][endpoint]["get"]["responses"], endpoint
+
+
+def _connect_if_closed(wrapper) -> None:
+    if wrapper.connection is None:
+        with wrapper.wrap_database_errors:
+            wrapper.connect()
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    """A file database under the alias "scratch", kept open between requests."""
+    connections.settings["scratch"] = {
+        **connections.settings["default"],
+        "NAME": str(tmp_path / "scratch.sqlite3"),
+        "ENGINE": "django.db.backends.sqlite3",
+        "CONN_MAX_AGE": 60,
+        "OPTIONS": {},
+        "TEST": {},
+    }
+    wrapper = connections["scratch"]
+    # A test case refuses aliases it was not told of; this one has no test copy.
+    wrapper.ensure_connection = MethodType(_connect_if_closed, wrapper)
+    with connections["scratch"].cursor() as cursor:
+        cursor.execute("CREATE TABLE note (text TEXT)")
+    yield connections["scratch"]
+    connections["scratch"].close()
+    del connections["scratch"]
+    del connections.settings["scratch"]
+
+
+def test_a_write_succeeds_as_soon_as_the_database_is_writable_again(client, scratch):
+    # As a connection opened while the file was read-only (a full or read-only
+    # disk, a wrong owner) stays read-only after the file is writable again:
+    # PRAGMA query_only, since the tests may run as root, which ignores modes.
+    with scratch.cursor() as cursor:
+        cursor.execute("PRAGMA query_only = ON")
+    assert_page(client.get("/write/"))
+    assert client.get("/write/").content == b"written"
+    with scratch.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM note")
+        assert cursor.fetchone() == (1,)

@@ -203,3 +203,22 @@ def test_django_starts_with_a_dummy_cache_and_refuses_a_wrong_value():
     refused = django_setup(CACHE_URL="memcached://m:11211")
     assert refused.returncode != 0
     assert "ImproperlyConfigured: CACHE_URL must be a URL" in refused.stderr
+
+
+def test_the_api_throttle_counts_in_a_store_all_processes_share():
+    redis, unset, elsewhere = settings_for(
+        ({"CACHE_URL": "redis://127.0.0.1:6379/2"}, ["CACHES"]),
+        ({}, ["CACHES", "VAR_DIR"]),
+        ({"THROTTLE_CACHE_DIR": "/srv/lab/throttle"}, ["CACHES"]),
+    )
+    # Redis itself, not the breaker that answers a failure as a miss.
+    assert redis["CACHES"]["throttle"] == {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:6379/2",
+        "OPTIONS": {"socket_connect_timeout": 0.05, "socket_timeout": 0.05},
+    }
+    # Never local memory, which each worker process would count in on its own.
+    throttle = unset["CACHES"]["throttle"]
+    assert throttle["BACKEND"].endswith("FileBasedCache")
+    assert throttle["LOCATION"] == f"{unset['VAR_DIR']}/throttle"
+    assert elsewhere["CACHES"]["throttle"]["LOCATION"] == "/srv/lab/throttle"

@@ -1,8 +1,18 @@
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+
 import pytest
 
+from jobs.models import Job
 from jobs.registry import register
+from jobs.runner import JobFailed
 from jobs.services import Started, start_job
 from people.models import Person
+
+# What the slow source waits for before it answers.
+_released = threading.Event()
 
 
 def _count_initials(person: Person, progress) -> str:
@@ -25,6 +35,41 @@ register(
     applies_to=lambda person: person.status == Person.Status.CURRENT,
 )
 register("tests.fail", label="Fail", run=_fail, target_model=Person)
+
+
+def _slow(person: Person, progress) -> str:
+    progress(0, 1, "Waiting for the source")
+    if not _released.wait(5):
+        raise JobFailed("The source never answered.")
+    return f"The source answered for {person}."
+
+
+register(
+    "tests.slow",
+    label="Slow sync",
+    run=_slow,
+    target_model=Person,
+    permission="people.change_person",
+    time_limit=timedelta(minutes=1),
+)
+
+
+@pytest.fixture
+def slow_source() -> Iterator[threading.Event]:
+    """A source that answers when the test sets the event (or after 5 s)."""
+    _released.clear()
+    yield _released
+    _released.set()  # a thread still waiting ends now
+
+
+def finished(job: Job, timeout: float = 5) -> Job:
+    """Wait for `job` (run by a thread of this process) to end; it, reloaded."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job.refresh_from_db()
+        if not job.is_open or time.monotonic() > deadline:
+            return job
+        time.sleep(0.02)
 
 
 @pytest.fixture

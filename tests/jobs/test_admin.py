@@ -1,16 +1,22 @@
+import time
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.template import Context, Template
 from django.test import RequestFactory
 from django.urls import reverse
+from django.utils import timezone
 
 from jobs.models import Job
 from people.models import Person
 from tests import factories
+from tests.jobs.conftest import finished
 
 pytestmark = pytest.mark.django_db
 
 START = reverse("admin:jobs_job_start", args=["tests.count_initials"])
+SLOW_START = reverse("admin:jobs_job_start", args=["tests.slow"])
 
 
 @pytest.fixture
@@ -100,15 +106,48 @@ def test_with_the_broker_unreachable_the_admin_says_so_and_keeps_the_job(
 
 
 @committing
-def test_without_a_broker_the_admin_says_the_work_ran_here(client, editor, no_broker):
+def test_without_a_broker_a_slow_job_runs_behind_a_page_that_follows_it(
+    client, editor, no_broker, slow_source
+):
     person = factories.person(display_name="Grace Hopper")
 
-    response = client.post(START, {"target": person.pk})
+    began = time.monotonic()
+    response = client.post(SLOW_START, {"target": person.pk})
+    assert time.monotonic() - began < 1  # not held until the source answers
 
-    assert _messages(client.get(response.url))[0].startswith(
-        "No job queue is configured, so it ran here: Count initials of Grace "
-        "Hopper is done."
+    page = client.get(response.url)
+    assert _messages(page) == [
+        "No job queue is configured, so Slow sync of Grace Hopper runs in the "
+        "background of this server; this page follows it."
+    ]
+    assert b'http-equiv="refresh"' in page.content
+    slow_source.set()
+    job = finished(Job.objects.get())
+    assert job.state == Job.State.DONE
+    assert (
+        "The source answered for Grace Hopper."
+        in client.get(response.url).content.decode()
     )
+
+
+def test_the_job_list_and_page_mark_failed_a_job_whose_process_ended(
+    admin_client_logged_in,
+):
+    job = Job.objects.create(
+        kind="tests.slow",
+        target="1",
+        state=Job.State.RUNNING,
+        started_at=timezone.now() - timedelta(minutes=5),
+        heartbeat_at=timezone.now() - timedelta(minutes=2),
+    )
+    html = admin_client_logged_in.get(reverse("admin:jobs_job_changelist")).content
+    job.refresh_from_db()
+    assert job.state == Job.State.FAILED
+    assert ">Failed<" in html.decode()
+
+    Job.objects.filter(pk=job.pk).update(state=Job.State.RUNNING)
+    page = admin_client_logged_in.get(job.get_absolute_url()).content.decode()
+    assert "No progress for over 1 minute: the process running it ended" in page
 
 
 @committing
@@ -188,7 +227,7 @@ def test_the_job_list_takes_a_fixed_number_of_queries(
     url = reverse("admin:jobs_job_changelist")
     admin_client_logged_in.get(url)
 
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         response = admin_client_logged_in.get(url)
 
     html = response.content.decode()
@@ -234,7 +273,7 @@ def test_a_job_page_takes_a_fixed_number_of_queries(
     )
     admin_client_logged_in.get(job.get_absolute_url())
 
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         response = admin_client_logged_in.get(job.get_absolute_url())
 
     assert '<progress max="3" value="2">67 %</progress>' in response.content.decode()

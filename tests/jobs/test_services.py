@@ -1,13 +1,17 @@
+import io
+import time
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from jobs.models import Job
-from jobs.registry import get_kind
-from jobs.services import ABANDONED_AFTER, STALE_AFTER, requeue_unavailable
+from jobs.registry import DEFAULT_TIME_LIMIT, get_kind
+from jobs.services import STALE_AFTER, requeue_unavailable
 from tests import factories
+from tests.jobs.conftest import finished
 
 pytestmark = pytest.mark.django_db
 
@@ -38,11 +42,22 @@ def test_a_job_on_a_record_names_it_and_who_asked(start, admin_user):
     assert job.message == "Step 3"
 
 
-def test_without_a_broker_the_work_runs_in_the_foreground(start, no_broker):
-    job = start("tests.count_initials", factories.person()).job
+# The job's thread reads what the test wrote: the test commits.
+@pytest.mark.django_db(transaction=True)
+def test_without_a_broker_the_work_runs_in_a_thread_and_the_call_returns_at_once(
+    start, no_broker, slow_source
+):
+    person = factories.person(display_name="Grace Hopper")
 
+    began = time.monotonic()
+    job = start("tests.slow", person).job
+    assert time.monotonic() - began < 1
+    assert job.ran_in_foreground and job.is_open
+
+    slow_source.set()
+    job = finished(job)
     assert job.state == Job.State.DONE
-    assert job.ran_in_foreground
+    assert job.summary == "The source answered for Grace Hopper."
 
 
 def test_a_queued_job_waits_for_a_worker_and_asking_again_joins_it(start, redis_queue):
@@ -161,14 +176,14 @@ def test_a_job_whose_worker_died_is_taken_as_lost_when_the_work_is_asked_again(
         kind="tests.count_initials",
         target=str(person.pk),
         state=Job.State.RUNNING,
-        started_at=timezone.now() - ABANDONED_AFTER - timedelta(minutes=1),
+        started_at=timezone.now() - DEFAULT_TIME_LIMIT - timedelta(minutes=1),
     )
     busy = factories.person()
     running = Job.objects.create(
         kind="tests.count_initials",
         target=str(busy.pk),
         state=Job.State.RUNNING,
-        started_at=timezone.now() - ABANDONED_AFTER + timedelta(minutes=1),
+        started_at=timezone.now() - DEFAULT_TIME_LIMIT + timedelta(minutes=1),
     )
 
     started = start("tests.count_initials", person)
@@ -176,8 +191,45 @@ def test_a_job_whose_worker_died_is_taken_as_lost_when_the_work_is_asked_again(
     lost.refresh_from_db()
     assert (lost.state, lost.error) == (
         Job.State.FAILED,
-        "Its worker did not finish it: taken as lost.",
+        "No progress for over 6 hours: the process running it ended (a restart, "
+        "a crash or a timeout) without finishing it.",
     )
     assert started.created and started.job.state == Job.State.DONE
     joined = start("tests.count_initials", busy)
     assert (joined.job.pk, joined.job.state) == (running.pk, Job.State.RUNNING)
+
+
+def _running(kind: str, target: str, *, silent_for: timedelta) -> Job:
+    sign = timezone.now() - silent_for
+    return Job.objects.create(
+        kind=kind,
+        target=target,
+        state=Job.State.RUNNING,
+        started_at=sign - timedelta(hours=1),
+        heartbeat_at=sign,
+    )
+
+
+def test_reap_jobs_fails_only_jobs_silent_past_their_kinds_time_limit():
+    # tests.slow allows 1 minute without progress; tests.count_initials 6 hours.
+    lost = _running("tests.slow", "1", silent_for=timedelta(minutes=2))
+    alive = _running("tests.slow", "2", silent_for=timedelta(seconds=30))
+    long_kind = _running("tests.count_initials", "1", silent_for=timedelta(hours=2))
+    done = Job.objects.create(
+        kind="tests.slow", target="3", state=Job.State.DONE, started_at=timezone.now()
+    )
+    out = io.StringIO()
+
+    call_command("reap_jobs", stdout=out)
+
+    assert out.getvalue() == "1 lost job marked failed.\n"
+    states = {
+        job.pk: (job.state, job.error[:29], job.finished_at is not None)
+        for job in Job.objects.all()
+    }
+    assert states == {
+        lost.pk: (Job.State.FAILED, "No progress for over 1 minute", True),
+        alive.pk: (Job.State.RUNNING, "", False),
+        long_kind.pk: (Job.State.RUNNING, "", False),
+        done.pk: (Job.State.DONE, "", False),
+    }

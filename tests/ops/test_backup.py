@@ -82,6 +82,28 @@ Event.objects.create(title="New event", slug="new-event", date=datetime.date.tod
 """
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_backup_is_readable_by_its_owner_only(tmp_path):
+    """The file (password hashes, API tokens) is 0600, a directory it makes 0700."""
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("copies the migrated test database with SQLite's VACUUM INTO")
+    database = tmp_path / "copy.sqlite3"
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM INTO %s", [str(database)])
+    backup = tmp_path / "backups" / "nested" / "lab.json"
+    old_umask = os.umask(0o022)  # as a shell's usual umask
+    try:
+        _make(_env(f"sqlite:///{database}", tmp_path), "backup", BACKUP=backup)
+    finally:
+        os.umask(old_umask)
+    assert json.loads(backup.read_text()) is not None
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "backups").stat().st_mode & 0o777 == 0o700
+    assert backup.parent.stat().st_mode & 0o777 == 0o700
+
+
 # The source database: migrated, the demo loaded, the records above added (one
 # process rather than three: what is tested is the backup and the restore).
 SOURCE = (

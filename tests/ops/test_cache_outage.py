@@ -8,12 +8,16 @@ import time
 
 import pytest
 import redis
+from django.conf import settings as django_settings
 from django.core.cache import caches
 from django.test import override_settings
 
 from core.cache import VERSION_KEY, data_version
 from tests import factories
 from tests.ops.faultproxy import HANG, REFUSE, FaultProxy
+
+# The API throttle counts where the test settings say, whatever the cache.
+THROTTLE = {"throttle": django_settings.CACHES["throttle"]}
 
 REDIS_PORT = int(os.environ.get("TEST_REDIS_PORT", "6379"))
 TIMEOUT = 0.05
@@ -43,7 +47,7 @@ def proxied_cache(worker_id):
                 },
             }
         }
-        with override_settings(CACHES=settings):
+        with override_settings(CACHES={**settings, **THROTTLE}):
             yield proxy, client, prefix
     for key in client.scan_iter(f"{prefix}:*"):
         client.delete(key)
@@ -152,7 +156,10 @@ def test_the_logged_location_leaves_the_password_out(caplog):
             "OPTIONS": {"socket_connect_timeout": TIMEOUT, "retry_seconds": 60},
         }
     }
-    with override_settings(CACHES=settings), caplog.at_level(logging.WARNING):
+    with (
+        override_settings(CACHES={**settings, **THROTTLE}),
+        caplog.at_level(logging.WARNING),
+    ):
         assert caches["default"].get("key", "missed") == "missed"
     assert "redis://127.0.0.1:1/0" in caplog.text
     assert "s3cret" not in caplog.text

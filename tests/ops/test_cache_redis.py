@@ -6,6 +6,7 @@ import os
 
 import pytest
 import redis
+from django.conf import settings as django_settings
 from django.core.cache import caches
 from django.db import connection
 from django.test import override_settings
@@ -13,6 +14,9 @@ from django.test import override_settings
 from core.cache import VERSION_KEY, data_version
 from publications.models import Publication
 from tests import factories
+
+# The API throttle counts where the test settings say, whatever the cache.
+THROTTLE = {"throttle": django_settings.CACHES["throttle"]}
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -34,7 +38,7 @@ def redis_cache(worker_id):
             "KEY_PREFIX": prefix,
         }
     }
-    with override_settings(CACHES=settings):
+    with override_settings(CACHES={**settings, **THROTTLE}):
         yield client, prefix
     for key in client.scan_iter(f"{prefix}:*"):
         client.delete(key)

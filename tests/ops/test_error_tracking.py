@@ -3,20 +3,20 @@ requirements-sentry.txt), here a local HTTP server standing in for Sentry."""
 
 import gzip
 import http.server
-import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import brotli
 import pytest
 
+from tests.processes import django_process
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 pytest.importorskip("sentry_sdk")
 
 FAILING_REQUEST = (
-    "import django, sentry_sdk; django.setup(); "
+    "import sentry_sdk; "
     "from django.test import Client; from directory import views; "
     "views.HomeView.get = lambda *a, **k: 1 / 0; "
     "print(Client(raise_request_exception=False).get('/').status_code); "
@@ -50,20 +50,7 @@ def tracker():
 
 
 def run(**env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", FAILING_REQUEST],
-        env={
-            "PATH": os.environ["PATH"],
-            "DJANGO_SETTINGS_MODULE": "tests.settings",
-            "ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": "sqlite:///:memory:",
-            **env,
-        },
-        cwd=BASE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return django_process(FAILING_REQUEST, **env)
 
 
 def test_a_server_error_is_reported_when_a_dsn_is_set(tracker):

@@ -31,11 +31,13 @@ REDIS_PORT = int(os.environ.get("TEST_REDIS_PORT", "6379"))
 REDIS_DB = 12
 RETRY_AFTER = 7
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
+HEALTH_TOKEN = "outages-probe"
 
 
-def get(url: str) -> tuple[int, dict, bytes]:
+def get(url: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    request = urllib.request.Request(url, headers=headers or {})
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
@@ -73,6 +75,7 @@ def site(tmp_path_factory):
         "DATABASE_CONNECT_TIMEOUT": "2",
         "MEDIA_ROOT": str(tmp / "media"),
         "LOG_LEVEL": "WARNING",
+        "HEALTH_TOKEN": HEALTH_TOKEN,
     }
     direct = {**env, "DATABASE_URL": server._replace(path=f"/{database}").geturl()}
     for command in (["migrate", "-v0"], ["load_demo"]):
@@ -126,7 +129,9 @@ def get_or_none(url: str) -> int | None:
 
 
 def readiness(base: str) -> tuple[int, dict]:
-    status, _, body = get(f"{base}/readyz")
+    status, _, body = get(
+        f"{base}/readyz", headers={"Authorization": f"Bearer {HEALTH_TOKEN}"}
+    )
     return status, json.loads(body)
 
 

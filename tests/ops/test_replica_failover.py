@@ -17,9 +17,13 @@ pytestmark = [
 PAGE = "/people/?q=replica"
 
 
+PROBE = "Bearer replicas-probe"
+
+
 @pytest.fixture
 def fresh_health(settings, monkeypatch):
     settings.REPLICA_CHECK_SECONDS = 60
+    settings.HEALTH_TOKEN = "replicas-probe"  # /readyz then shows its checks
     monkeypatch.setattr(replica_health, "_state", {})
 
 
@@ -70,7 +74,7 @@ def test_a_replica_that_refuses_connections_is_left_out_until_it_answers(
         response = client.get(PAGE)
     assert response.status_code == 200 and len(primary) > 0
     assert connections["replica1"].connection is None  # not even tried
-    ready = client.get("/readyz")
+    ready = client.get("/readyz", HTTP_AUTHORIZATION=PROBE)
     assert ready.status_code == 200
     report = ready.json()["checks"]["replicas"]
     assert report["status"] == "degraded"
@@ -84,7 +88,12 @@ def test_a_replica_that_refuses_connections_is_left_out_until_it_answers(
     replica_health.probe("replica1")  # …as when REPLICA_CHECK_SECONDS have passed
     response, on_primary, on_replica = queries(client.get, PAGE)
     assert response.status_code == 200 and on_primary == 0 and on_replica > 0
-    assert client.get("/readyz").json()["checks"]["replicas"]["status"] == "ok"
+    assert (
+        client.get("/readyz", HTTP_AUTHORIZATION=PROBE).json()["checks"]["replicas"][
+            "status"
+        ]
+        == "ok"
+    )
 
 
 def test_a_replica_lagging_past_the_bound_is_left_out(
@@ -96,7 +105,9 @@ def test_a_replica_lagging_past_the_bound_is_left_out(
     replica_health.probe("replica1")
     _, on_primary, on_replica = queries(client.get, PAGE)
     assert on_primary > 0 and on_replica == 0
-    state = client.get("/readyz").json()["checks"]["replicas"]["replicas"]["replica1"]
+    state = client.get("/readyz", HTTP_AUTHORIZATION=PROBE).json()["checks"][
+        "replicas"
+    ]["replicas"]["replica1"]
     assert state == {"status": "degraded", "lag_s": 95.0, "max_lag_s": 30}
 
     monkeypatch.setitem(replica_module._LAG_SQL, vendor, "SELECT 2")

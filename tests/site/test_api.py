@@ -1,4 +1,6 @@
 import json
+import socket
+import time
 
 import pytest
 import schemathesis
@@ -14,6 +16,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from tests import factories
 from tests.fuzzing import GENERATED_REQUESTS
+from tests.processes import django_process
 
 RESOURCES = ["people", "publications", "events", "topics", "organizations", "venues"]
 
@@ -411,3 +414,62 @@ def _check_operation(operation) -> None:
 
 
 EXAMPLES = 8
+
+
+@pytest.fixture
+def shared_throttle(settings, tmp_path):
+    """Three anonymous calls a minute, counted in files as production does."""
+    settings.CACHES = {
+        **settings.CACHES,
+        "throttle": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(tmp_path / "throttle"),
+        },
+    }
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "3/minute", "user": "3/minute"},
+    }
+    return tmp_path / "throttle"
+
+
+def test_the_throttle_counts_the_calls_of_every_process(api, db, shared_throttle):
+    assert [api.get("/api/").status_code for _ in range(2)] == [200, 200]
+    # Another worker process of the same site, as gunicorn runs several.
+    other = django_process(
+        "from django.test import Client; "
+        "print([Client().get('/api/').status_code for _ in range(2)])",
+        DJANGO_SETTINGS_MODULE="directory.settings",
+        SECRET_KEY="throttle-test-0123456789abcdefghijklmnopqrstuvwxyz",
+        DEBUG="0",
+        SECURE_SSL_REDIRECT="0",
+        API_ANON_RATE="3/minute",
+        THROTTLE_CACHE_DIR=str(shared_throttle),
+    )
+    assert other.stdout.strip() == "[200, 429]", other.stderr[-2000:]
+
+
+def test_with_its_store_down_the_throttle_refuses_with_503_and_retry_after(
+    api, db, settings
+):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    settings.CACHES = {
+        **settings.CACHES,
+        "throttle": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed}/0",
+            "OPTIONS": {"socket_connect_timeout": 0.05, "socket_timeout": 0.05},
+        },
+    }
+    started = time.monotonic()
+    response = api.get("/api/topics/")
+    assert time.monotonic() - started < 1
+    assert response.status_code == 503
+    assert int(response["Retry-After"]) > 0
+    error = response.json()["error"]
+    assert error["code"] == "throttle_unavailable"
+    assert error["retry_after"] == int(response["Retry-After"])
+    # Pages are not throttled: the site itself still answers.
+    assert api.get("/people/").status_code == 200

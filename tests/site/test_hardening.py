@@ -130,6 +130,34 @@ def test_a_successful_sign_in_starts_the_count_again(alice):
     assert _fail(4) == [200] * 4
 
 
+def _spray(usernames: range, **extra) -> list[int]:
+    """One wrong password for each of many usernames, from one address."""
+    client = Client()
+    return [
+        _sign_in(client, f"user{n}", "wrong-guess", **extra).status_code
+        for n in usernames
+    ]
+
+
+def test_forty_usernames_tried_from_one_address_lock_that_address(alice, settings):
+    limit = settings.LOGIN_ADDRESS_FAILURE_LIMIT
+    assert 5 < limit < 40
+    statuses = _spray(range(40))
+    assert statuses == [200] * (limit - 1) + [429] * (41 - limit)
+    locked = _sign_in(Client(), "alice", PASSWORD)
+    assert locked.status_code == 429
+    assert f"After {limit} wrong passwords from your network" in locked.content.decode()
+    elsewhere = _sign_in(Client(), "alice", PASSWORD, REMOTE_ADDR="192.0.2.7")
+    assert elsewhere.status_code == 302
+
+
+def test_a_successful_sign_in_does_not_clear_the_count_of_its_address(alice, settings):
+    limit = settings.LOGIN_ADDRESS_FAILURE_LIMIT
+    assert _spray(range(limit - 1)) == [200] * (limit - 1)
+    assert _sign_in(Client(), "alice", PASSWORD).status_code == 302
+    assert _spray(range(100, 101)) == [429]
+
+
 def test_without_proxies_a_forwarded_header_cannot_dodge_the_lockout(alice):
     for n in range(5):
         _fail(1, HTTP_X_FORWARDED_FOR=f"198.51.100.{n}")
