@@ -323,6 +323,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
                 "person": form.cleaned_data["person"].pk
                 if form.cleaned_data["person"]
                 else None,
+                "keep_private": form.cleaned_data["keep_private"],
             }
             # The file waits in the session, so that Confirm imports exactly what
             # the preview showed without a second upload.
@@ -356,6 +357,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
             person=person,
             dry_run=True,
             skip_invalid=True,
+            keep_private=pending.get("keep_private", False),
         )
         return TemplateResponse(
             request,
@@ -391,6 +393,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
                 source=pending["source"],
                 person=person,
                 skip_invalid=skip_invalid,
+                keep_private=pending.get("keep_private", False),
             )
         except BibtexImportError as exc:
             self.message_user(
@@ -473,6 +476,13 @@ class BibtexUploadForm(forms.Form):
         label="Skip invalid entries",
         help_text="Import the readable entries and list the others, instead of "
         "importing nothing when one entry is malformed.",
+    )
+    keep_private = forms.BooleanField(
+        required=False,
+        label="Keep private fields",
+        help_text="Also store the fields a reference manager adds for its owner "
+        "(file, annote, comment, owner, groups, timestamps…). They are never shown "
+        "on the site, in its exports or in the API.",
     )
 
     def clean_file(self):

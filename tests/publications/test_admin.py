@@ -436,3 +436,14 @@ def test_changelist_lists_the_papers_with_a_link_without_an_address(
     )
     assert list(page.context["cl"].result_list) == [named]
     assert page.context["cl"].result_count == 1
+
+
+def test_private_fields_are_kept_only_when_the_box_is_ticked(admin_client_logged_in):
+    from tests.publications.test_import_bibtex import PRIVATE
+
+    for ticked, kept in (({}, False), ({"keep_private": "on"}, True)):
+        token = admin_client_logged_in.post(
+            URL, {"file": upload("private.bib", PRIVATE.encode()), **ticked}
+        ).context["token"]
+        admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "0"})
+        assert ("Reviewer 2" in Publication.objects.get().bibtex) is kept
