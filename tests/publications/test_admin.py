@@ -447,3 +447,20 @@ def test_private_fields_are_kept_only_when_the_box_is_ticked(admin_client_logged
         ).context["token"]
         admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "0"})
         assert ("Reviewer 2" in Publication.objects.get().bibtex) is kept
+
+
+def test_a_preview_of_a_macro_bomb_lists_the_entry_not_a_server_error(
+    admin_client_logged_in,
+):
+    from tests.publications.test_import_bibtex import doubling_macros
+
+    bomb = doubling_macros(12) + "@misc{bomb, title = m12, year = 2020}\n"
+    chain = "".join(f"@misc{{c{i}, crossref = {{c{i + 1}}}}}\n" for i in range(1000))
+    response = admin_client_logged_in.post(
+        URL, {"file": upload("bomb.bib", (bomb + chain).encode())}
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "which is longer than 100,000 characters once expanded" in html
+    assert "its crossref chain is over 10 links" in html
+    assert len(html) < 500_000
