@@ -70,6 +70,11 @@ def start_job(
     return Started(open_job, created=False)
 
 
+def latest_job(kind_name: str, target: models.Model) -> Job | None:
+    """The last job of `kind_name` started on `target`, open or finished."""
+    return Job.objects.filter(kind=kind_name, target=str(target.pk)).first()
+
+
 def dispatch(job: Job) -> None:
     """Send `job` to the queue once the current transaction commits, or run it here."""
     kind = get_kind(job.kind)

@@ -56,7 +56,8 @@ CONTAINER_TYPES = {"proceedings", "mvproceedings", "book", "mvbook", "collection
 # `date-modified`, `read`, `rating`, `printed`, `priority`, `qualityassured` (their
 # reading habits). Those are kept only when staff choose to, and never shown.
 # `abstract`, `keywords` and `note` are printed by citation styles and written for
-# readers, so they are public.
+# readers, so they are public; so are the work's ids in public indexes (PubMed,
+# Google Scholar, MathSciNet, zbMATH, WorldCat).
 PUBLIC_FIELDS = frozenset(
     """
     abstract addendum address annotator archiveprefix author bookauthor booksubtitle
@@ -69,11 +70,12 @@ PUBLIC_FIELDS = frozenset(
     pages pagetotal part primaryclass publisher pubstate school series shorttitle
     subtitle title titleaddon translator type url urldate venue version volume
     volumes year
+    arxivid google_scholar_id lccn mrnumber oclc pmcid pmid zblnumber
     """.split()
 )
-# A link is public only when it is one on the web: BibDesk's `bdsk-url-N` and a
-# `url` may also hold a file:// address on the owner's computer.
-_URL_FIELD = re.compile(r"^(url|bdsk-url-\d+)$")
+# A link is public only when it is one on the web: BibDesk's `bdsk-url-N`, a `url`
+# or a `pdf` may also hold a path or file:// address on the owner's computer.
+_URL_FIELD = re.compile(r"^(url|pdf|bdsk-url-\d+)$")
 _WEB_ADDRESS = re.compile(r"^[\s{\"]*((https?|ftp)://|www\.)", re.I)
 
 
