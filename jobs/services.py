@@ -76,6 +76,11 @@ def start_job(
     return Started(open_job, created=False)
 
 
+def latest_job(kind_name: str, target: models.Model) -> Job | None:
+    """The last job of `kind_name` started on `target`, open or finished."""
+    return Job.objects.filter(kind=kind_name, target=str(target.pk)).first()
+
+
 def dispatch(job: Job) -> None:
     """Once the current transaction commits, send `job` to the queue or, without
     one, start it in a thread of this process."""

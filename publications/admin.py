@@ -12,9 +12,12 @@ from django.utils import timezone
 
 from core.admin_mixins import LinkWithoutAddressFilter, VersionedAdminMixin
 from core.models import PROVENANCE_FIELDS
+from jobs.services import describe, latest_job, start_job
 from people.models import Person
+from publications.jobs import KIND, PREVIEW_ROWS
 from publications.models import (
     Authorship,
+    BibtexUpload,
     Publication,
     PublicationLink,
     SourceConflict,
@@ -30,8 +33,8 @@ from publications.services import (
 _PENDING = "publications-bibtex-import-"
 
 MAX_BIBTEX_BYTES = 20 * 1024 * 1024
-# How many rows of each kind the preview lists before summing up the rest.
-PREVIEW_ROWS = 300
+# A larger file is previewed and imported by a job, not within the request.
+IN_REQUEST_BYTES = 256 * 1024
 
 
 @admin.register(Venue)
@@ -289,6 +292,11 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
                 self.admin_site.admin_view(self.import_bibtex_view),
                 name="publications_publication_import_bibtex",
             ),
+            path(
+                "import-bibtex/<int:pk>/",
+                self.admin_site.admin_view(self.import_bibtex_job_view),
+                name="publications_publication_import_bibtex_job",
+            ),
             *super().get_urls(),
         ]
 
@@ -317,12 +325,15 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
             form = BibtexUploadForm(request.POST, request.FILES)
         if form.is_bound and form.is_valid():
             upload = form.cleaned_data["file"]
+            if upload.size > IN_REQUEST_BYTES:
+                return self._start_upload_job(request, form.cleaned_data)
             pending = {
                 "text": decode_bytes(upload.read()),
                 "source": PurePath(upload.name).name,
                 "person": form.cleaned_data["person"].pk
                 if form.cleaned_data["person"]
                 else None,
+                "keep_private": form.cleaned_data["keep_private"],
             }
             # The file waits in the session, so that Confirm imports exactly what
             # the preview showed without a second upload.
@@ -335,6 +346,53 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
             request,
             "admin/publications/publication/import_bibtex.html",
             {**self._context(request, "Import BibTeX"), "form": form},
+        )
+
+    def _start_upload_job(self, request: HttpRequest, data: dict) -> HttpResponse:
+        from publications.bibtex.parser import decode_bytes
+
+        upload = BibtexUpload.objects.create(
+            source=PurePath(data["file"].name).name,
+            text=decode_bytes(data["file"].read()),
+            person=data["person"],
+            keep_private=data["keep_private"],
+            skip_invalid=data["skip_invalid"],
+            requested_by=request.user,
+        )
+        return self._run_upload(request, upload)
+
+    def _run_upload(self, request: HttpRequest, upload: BibtexUpload) -> HttpResponse:
+        message, level = describe(start_job(KIND, upload, requested_by=request.user))
+        self.message_user(request, message, level)
+        return HttpResponseRedirect(
+            reverse(
+                "admin:publications_publication_import_bibtex_job", args=[upload.pk]
+            )
+        )
+
+    def import_bibtex_job_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """A large file's preview, its Confirm button and its import, as jobs."""
+        upload = BibtexUpload.objects.filter(pk=pk).first()
+        if not self.can_import(request) or upload is None:
+            raise PermissionDenied
+        if upload.requested_by_id != request.user.pk and not request.user.is_superuser:
+            raise PermissionDenied
+        job = latest_job(KIND, upload)
+        if request.method == "POST" and not upload.confirmed and job is not None:
+            if job.state == job.State.DONE:
+                upload.confirmed = True
+                upload.skip_invalid = request.POST.get("skip_invalid") == "1"
+                upload.save(update_fields=["confirmed", "skip_invalid"])
+                return self._run_upload(request, upload)
+        step = "import" if upload.confirmed else "preview"
+        return TemplateResponse(
+            request,
+            "admin/publications/publication/import_bibtex_job.html",
+            {
+                **self._context(request, f"Import {upload.source}: {step}"),
+                "upload": upload,
+                "job": job,
+            },
         )
 
     def _context(self, request: HttpRequest, title: str) -> dict:
@@ -356,6 +414,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
             person=person,
             dry_run=True,
             skip_invalid=True,
+            keep_private=pending.get("keep_private", False),
         )
         return TemplateResponse(
             request,
@@ -391,6 +450,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
                 source=pending["source"],
                 person=person,
                 skip_invalid=skip_invalid,
+                keep_private=pending.get("keep_private", False),
             )
         except BibtexImportError as exc:
             self.message_user(
@@ -473,6 +533,13 @@ class BibtexUploadForm(forms.Form):
         label="Skip invalid entries",
         help_text="Import the readable entries and list the others, instead of "
         "importing nothing when one entry is malformed.",
+    )
+    keep_private = forms.BooleanField(
+        required=False,
+        label="Keep private fields",
+        help_text="Also store the fields a reference manager adds for its owner "
+        "(file, annote, comment, owner, groups, timestamps…). They are never shown "
+        "on the site, in its exports or in the API.",
     )
 
     def clean_file(self):

@@ -8,7 +8,7 @@ class PublicationsConfig(AppConfig):
     def ready(self) -> None:
         # Imported here, not above: they load models, which Django loads only
         # after every app's config.
-        from publications import keys, search
+        from publications import jobs, keys, search
         from search.registration import watch_models
         from search.registry import derive
 
@@ -16,3 +16,4 @@ class PublicationsConfig(AppConfig):
         # A work's citation key follows its first author, year and title.
         derive("publication", after_index=keys.assign, after_rebuild=keys.report)
         watch_models(self)
+        jobs.register_jobs()

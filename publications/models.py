@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -475,3 +476,32 @@ class PublicationSearchDocument(SearchDocument):
         on_delete=models.CASCADE,
         related_name="search_document",
     )
+
+
+class BibtexUpload(models.Model):
+    """A BibTeX file too large to read within a request: previewed, then imported,
+    by a job (`publications.jobs`)."""
+
+    source = models.CharField(max_length=200)
+    text = models.TextField(help_text="Emptied once the file is imported.")
+    person = models.ForeignKey(
+        "people.Person", null=True, blank=True, on_delete=models.SET_NULL
+    )
+    keep_private = models.BooleanField(default=False)
+    skip_invalid = models.BooleanField(default=False)
+    confirmed = models.BooleanField(
+        default=False, help_text="Import it; until then its job previews it."
+    )
+    # The report as the preview page shows it, rendered by the job: what a worker
+    # found cannot travel back to a request in any other form.
+    report_html = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.source

@@ -77,15 +77,19 @@ def publication_import_bibtex(
     person: Person | None = None,
     dry_run: bool = False,
     skip_invalid: bool = False,
+    keep_private: bool = False,
     progress: Progress | None = None,
 ) -> ImportReport:
-    """Create or update a publication per entry of a BibTeX file; all or nothing."""
+    """Create or update a publication per entry of a BibTeX file; all or nothing.
+
+    Each record keeps its entry's public fields only, unless `keep_private` (a
+    reference manager's notes, file paths, groups…; stored, never shown)."""
     # Imported here: the parser brings pylatexenc, which only imports need.
     from publications.bibtex.parser import parse_bibtex
 
     source = source.strip()[:200]
     report = ImportReport(source=source, dry_run=dry_run)
-    parsed = parse_bibtex(text)
+    parsed = parse_bibtex(text, keep_private=keep_private)
     report.warnings.extend(parsed.warnings)
     problems = list(parsed.errors)
     # One transaction from the first read to the last write, so that the plan is

@@ -28,8 +28,9 @@ def fetch_openalex_author(
     *,
     session: requests.Session | None = None,
     progress: Progress | None = None,
-) -> tuple[PersonRecord, list[WorkRecord]]:
-    """An OpenAlex author and all their works, paged with a cursor."""
+) -> tuple[PersonRecord, list[WorkRecord], list[str]]:
+    """An OpenAlex author and all their works, paged with a cursor, and one line
+    per work that cannot be read (the others are read all the same)."""
     session = session or new_session()
     base = settings.OPENALEX_API_URL
     # OpenAlex's polite pool: callers who name an address get steadier service.
@@ -43,6 +44,7 @@ def fetch_openalex_author(
     except (ValueError, KeyError, TypeError) as exc:
         raise SourceError(f"GET {url}: {exc}") from None
     works: list[WorkRecord] = []
+    errors: list[str] = []
     cursor: str | None = "*"
     url = f"{base}/works"
     while cursor:
@@ -55,11 +57,13 @@ def fetch_openalex_author(
         page = get_json(session, url, params=params)
         try:
             results = page["results"]
-            works += [openalex.parse_work(w) for w in results]
+            found, unread = openalex.parse_works(results)
+            works += found
+            errors += unread
             meta = page.get("meta") or {}
         except (ValueError, KeyError, TypeError) as exc:
             raise SourceError(f"GET {url} (cursor {cursor}): {exc}") from None
         if progress:
             progress(len(works), int(meta.get("count") or len(works)), "OpenAlex works")
         cursor = meta.get("next_cursor") if results else None
-    return author, works
+    return author, works, errors

@@ -48,3 +48,9 @@ class ImportCommand(BaseCommand):
 
     def finish(self, report: ImportReport) -> None:
         self.stdout.write(report.summary())
+        if report.errors:
+            count = len(report.errors)
+            raise CommandError(
+                f"{count} record{'s' if count > 1 else ''} could not be read; "
+                "see above (the others were imported)"
+            )

@@ -39,6 +39,7 @@ class ImportReport:
     notes: list[str] = field(default_factory=list)
     unmapped_topics: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # records left out, and why
 
     def summary(self) -> str:
         head = (
@@ -57,6 +58,7 @@ class ImportReport:
             )
         lines += [f"  note: {x}" for x in self.notes]
         lines += [f"  warning: {x}" for x in self.warnings]
+        lines += [f"  error: {x}" for x in self.errors]
         return "\n".join(lines)
 
 
@@ -71,6 +73,7 @@ def import_orcid_record(
 ) -> ImportReport:
     """A member's ORCID record: names, interests, links, positions, education, works."""
     importer = Importer("orcid", accept=accept, dry_run=dry_run, progress=progress)
+    importer.report.errors += record.errors
     with importer.writing():
         member = importer.member_for_orcid(record, person, create=create)
         importer.person_record(record, member)
@@ -86,9 +89,12 @@ def import_openalex(
     accept: bool = False,
     dry_run: bool = False,
     progress: Progress | None = None,
+    errors: list[str] = (),
 ) -> ImportReport:
-    """OpenAlex authors (their ids on the member) and works (publications)."""
+    """OpenAlex authors (their ids on the member) and works (publications);
+    `errors`: the works that could not be read, reported with the rest."""
     importer = Importer("openalex", accept=accept, dry_run=dry_run, progress=progress)
+    importer.report.errors += errors
     with importer.writing():
         for author in authors:
             member = importer.member_for_author(author, person)

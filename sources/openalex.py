@@ -5,7 +5,14 @@ import re
 from collections.abc import Iterator
 
 from sources.identifiers import arxiv_id_in, clean_doi, clean_openalex_id, clean_orcid
-from sources.records import AuthorRecord, PartialDate, PersonRecord, WorkRecord
+from sources.records import (
+    AuthorRecord,
+    PartialDate,
+    PersonRecord,
+    WorkRecord,
+    check_storable,
+    citation_count,
+)
 
 
 class WrongKind(ValueError):
@@ -65,8 +72,21 @@ def parse_document(document: dict) -> tuple[list[WorkRecord], list[PersonRecord]
     return works, authors
 
 
+def parse_works(items: list) -> tuple[list[WorkRecord], list[str]]:
+    """The works of a list response that can be read, and one line per other."""
+    works, errors = [], []
+    for item in items:
+        try:
+            works.append(parse_work(item))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            name = item.get("id") if isinstance(item, dict) else None
+            errors.append(f"OpenAlex work {name or '(no id)'}: {exc}")
+    return works, errors
+
+
 def parse_work(work: dict) -> WorkRecord:
-    """One OpenAlex work object."""
+    """One OpenAlex work object; ValueError (or KeyError, TypeError) for one that
+    cannot be stored as it is."""
     openalex_id = clean_openalex_id(work["id"])
     primary = work.get("primary_location") or {}
     source = primary.get("source") or {}
@@ -77,7 +97,8 @@ def parse_work(work: dict) -> WorkRecord:
     else:
         kind = _KINDS.get(work_type, "other")
     doi = clean_doi(work.get("doi") or "")
-    return WorkRecord(
+    cited_by = work.get("cited_by_count")
+    record = WorkRecord(
         source="openalex",
         source_id=openalex_id,
         title=" ".join((work.get("title") or work.get("display_name") or "").split()),
@@ -94,15 +115,22 @@ def parse_work(work: dict) -> WorkRecord:
         topics=[
             t["display_name"] for t in work.get("topics") or [] if t.get("display_name")
         ],
-        cited_by_count=work.get("cited_by_count"),
+        cited_by_count=None if cited_by is None else citation_count(cited_by),
         counts_by_year=sorted(
             (
-                {"year": int(c["year"]), "cited_by_count": int(c["cited_by_count"])}
+                {
+                    "year": int(c["year"]),
+                    "cited_by_count": citation_count(
+                        c["cited_by_count"], f"cited_by_count of {c['year']}"
+                    ),
+                }
                 for c in work.get("counts_by_year") or []
             ),
             key=lambda c: c["year"],
         ),
     )
+    check_storable(record)
+    return record
 
 
 def parse_author(author: dict) -> PersonRecord:

@@ -14,6 +14,7 @@ from sources.records import (
     PartialDate,
     PersonRecord,
     WorkRecord,
+    check_storable,
 )
 
 
@@ -96,7 +97,14 @@ def parse_record(record: dict) -> PersonRecord:
         if summaries:
             # A group is one work as several sources list it; the first is the
             # one the member prefers.
-            result.works.append(parse_work(summaries[0], result.warnings))
+            try:
+                work = parse_work(summaries[0], result.warnings)
+                check_storable(work)
+            except ValueError as exc:
+                put_code = summaries[0].get("put-code")
+                result.errors.append(f"ORCID work {put_code}: {exc}")
+            else:
+                result.works.append(work)
     return result
 
 

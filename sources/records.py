@@ -1,7 +1,11 @@
 """What the sources say, as plain records: parsers produce them, importers read them."""
 
+import dataclasses
 import datetime
 from dataclasses import dataclass, field
+
+# More citations than any work has: a larger count is a source's error.
+CITATION_LIMIT = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,40 @@ class WorkRecord:
     other_ids: dict[str, str] = field(default_factory=dict)
 
 
+def citation_count(value: object, what: str = "cited_by_count") -> int:
+    """A source's count of citations, checked: ValueError unless a whole number
+    from 0 to CITATION_LIMIT."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} {value!r} is not a whole number")
+    if not 0 <= value <= CITATION_LIMIT:
+        raise ValueError(f"{what} {value:,} is outside 0 to {CITATION_LIMIT:,}")
+    return value
+
+
+def check_storable(record: object) -> None:
+    """ValueError naming the first text of a record no database may store (a NUL
+    character: PostgreSQL refuses it)."""
+    for f in dataclasses.fields(record):
+        for value in _texts(getattr(record, f.name)):
+            if "\x00" in value:
+                raise ValueError(f"{f.name} holds a NUL character (\\x00)")
+
+
+def _texts(value: object):
+    if isinstance(value, str):
+        yield value
+    elif dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            yield from _texts(getattr(value, f.name))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+
+
 @dataclass
 class AffiliationRecord:
     """An employment or an education entry of an ORCID record."""
@@ -95,6 +133,7 @@ class PersonRecord:
     educations: list[AffiliationRecord] = field(default_factory=list)
     works: list[WorkRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # records left out, and why
 
     @property
     def display_name(self) -> str:

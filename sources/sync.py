@@ -1,6 +1,9 @@
 """Refresh one member from the sources they are connected to (ORCID, OpenAlex)."""
 
+import logging
 from dataclasses import dataclass, field
+
+from django.db import DatabaseError
 
 from jobs.registry import Progress
 from people.models import Person
@@ -13,6 +16,8 @@ from sources.importer import (
     import_orcid_record,
 )
 from sources.targets import WriteError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -30,6 +35,7 @@ class SyncReport:
         self.updated += len(report.updated)
         self.candidates += len(report.candidates)
         self.unchanged += report.unchanged
+        self.errors += len(report.errors)
         self.messages.append(report.summary())
 
     def summary(self) -> str:
@@ -59,9 +65,15 @@ def sync_person(person: Person, *, progress: Progress | None = None) -> SyncRepo
             progress(done, len(steps), f"{person.display_name}: {name}")
         try:
             report.add(step(person, session, progress))
-        except (SourceError, ImportProblem, WriteError) as exc:
+        except (SourceError, ImportProblem, WriteError, DatabaseError) as exc:
             report.errors += 1
             report.messages.append(f"{name}: {exc}")
+        except Exception as exc:
+            # A record no check foresaw must not stop the other source, nor the
+            # members synced after this one: one line here, the traceback logged.
+            logger.exception("sync of %s from %s failed", person.slug, name)
+            report.errors += 1
+            report.messages.append(f"{name}: unexpected error: {exc!r}")
     if progress:
         progress(len(steps), len(steps), f"{person.display_name}: done")
     return report
@@ -73,7 +85,7 @@ def _sync_orcid(person: Person, session, progress: Progress | None) -> ImportRep
 
 
 def _sync_openalex(person: Person, session, progress: Progress | None) -> ImportReport:
-    author, works = fetch_openalex_author(
+    author, works, errors = fetch_openalex_author(
         person.openalex_id, session=session, progress=progress
     )
-    return import_openalex(works, [author], person=person)
+    return import_openalex(works, [author], person=person, errors=errors)

@@ -48,6 +48,45 @@ _KINDS = {
 }
 CONTAINER_TYPES = {"proceedings", "mvproceedings", "book", "mvbook", "collection"}
 
+# The fields a kept entry may show. An allow-list, because reference managers add
+# fields of their own that are notes to self or point into one person's disk:
+# `file` and `bdsk-file-N` (a local path or alias), `annote`, `annotation`,
+# `comment`, `review` (reading notes), `owner`, `groups`, `mendeley-tags`,
+# `mendeley-groups` (the owner's library), `timestamp`, `date-added`,
+# `date-modified`, `read`, `rating`, `printed`, `priority`, `qualityassured` (their
+# reading habits). Those are kept only when staff choose to, and never shown.
+# `abstract`, `keywords` and `note` are printed by citation styles and written for
+# readers, so they are public; so are the work's ids in public indexes (PubMed,
+# Google Scholar, MathSciNet, zbMATH, WorldCat).
+PUBLIC_FIELDS = frozenset(
+    """
+    abstract addendum address annotator archiveprefix author bookauthor booksubtitle
+    booktitle booktitleaddon chapter commentator crossref date doi edition editor
+    editora editorb editorc editortype eid eprint eprintclass eprinttype event
+    eventdate eventtitle eventtitleaddon foreword howpublished institution isbn
+    isrn issn issue issuesubtitle issuetitle journal journalsubtitle journaltitle
+    key keywords language location mainsubtitle maintitle maintitleaddon month
+    note number organization origdate origlanguage origlocation origpublisher
+    pages pagetotal part primaryclass publisher pubstate school series shorttitle
+    subtitle title titleaddon translator type url urldate venue version volume
+    volumes year
+    arxivid google_scholar_id lccn mrnumber oclc pmcid pmid zblnumber
+    """.split()
+)
+# A link is public only when it is one on the web: BibDesk's `bdsk-url-N`, a `url`
+# or a `pdf` may also hold a path or file:// address on the owner's computer.
+_URL_FIELD = re.compile(r"^(url|pdf|bdsk-url-\d+)$")
+_WEB_ADDRESS = re.compile(r"^[\s{\"]*((https?|ftp)://|www\.)", re.I)
+
+
+def is_public(name: str, value: str) -> bool:
+    """Whether a field of a kept entry may be shown (`value` as written, or its
+    first characters)."""
+    name = name.lower()
+    if _URL_FIELD.match(name):
+        return bool(_WEB_ADDRESS.match(value))
+    return name in PUBLIC_FIELDS
+
 
 @dataclass
 class Bibliographic:

@@ -32,7 +32,7 @@ from bibtexparser.model import (
 
 from core.bulk import without_cycle_collection
 from publications.bibtex.entries import Author, EntryProblem, ParsedEntry, ParseResult
-from publications.bibtex.fields import MONTH_NAMES
+from publications.bibtex.fields import MONTH_NAMES, is_public
 from publications.bibtex.tex import decode_latex, unescape_verbatim
 
 # Fields that hold identifiers or addresses, never TeX to decode.
@@ -67,6 +67,12 @@ _DELIMITERS = re.compile(r'(?<!\\)[{}"]')
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _ENTRY_HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^,\s{}()]*)")
 
+# Bounds on what a small file may grow into: `@string` macros that repeat each
+# other double at every step, and crossref chains are followed one by one.
+FIELD_LIMIT = 100_000  # characters of one field once its macros are expanded
+EXPANSION_LIMIT = 10_000_000  # characters all expansions and crossrefs add
+CROSSREF_DEPTH = 10
+
 
 def decode_bytes(data: bytes) -> str:
     """Text of an uploaded file: UTF-8, with any other bytes kept for error reports."""
@@ -76,9 +82,12 @@ def decode_bytes(data: bytes) -> str:
 
 
 @without_cycle_collection()
-def parse_bibtex(text: str) -> ParseResult:
-    """Split, expand and decode a BibTeX file; report what cannot be read."""
-    resolve = _Resolve()
+def parse_bibtex(text: str, *, keep_private: bool = False) -> ParseResult:
+    """Split, expand and decode a BibTeX file; report what cannot be read.
+
+    The text kept of each entry holds only its public fields (`is_public`) unless
+    `keep_private`."""
+    resolve = _Resolve(keep_private=keep_private)
     # One middleware, and TeX decoded as entries are converted: on a real file a
     # pass over every field of every entry cost more than the work it did.
     library = bibtexparser.parse_string(text, parse_stack=[resolve])
@@ -86,10 +95,17 @@ def parse_bibtex(text: str) -> ParseResult:
     first_lines = {}
     # Most files are clean UTF-8: one search spares one per entry and field.
     bad_bytes = _SURROGATE.search(text) is not None
+    has_nul = "\x00" in text
     for block in library.blocks:
         if isinstance(block, Entry):
             first_lines.setdefault(block.key, _line(block))
-            _convert(block, result, bad_bytes=bad_bytes)
+            problem = block.parser_metadata.get("problem") or (
+                has_nul and _nul_problem(block)
+            )
+            if problem:
+                result.errors.append(EntryProblem(block.key, _line(block), problem))
+            else:
+                _convert(block, result, bad_bytes=bad_bytes)
         elif isinstance(block, String) and _SURROGATE.search(block.raw or ""):
             result.warnings.append(
                 f"line {_line(block)}: macro `{block.key}` holds bytes that are not "
@@ -132,6 +148,17 @@ def _failure(block: ParsingFailedBlock, first_lines: dict[str, int]) -> EntryPro
             reason = "the entry is never closed (the file ends inside it)"
         return EntryProblem(key, line, f"malformed entry: {reason}")
     return EntryProblem(key, line, f"malformed entry: {error}")
+
+
+def _nul_problem(entry: Entry) -> str:
+    """Why an entry holding a NUL character cannot be stored (no database text
+    may hold one), naming its field."""
+    for f in entry.fields:
+        if "\x00" in f.key or (isinstance(f.value, str) and "\x00" in f.value):
+            return f"field `{f.key.strip(chr(0))}` holds a NUL character (\\x00)"
+    if "\x00" in entry.key or "\x00" in (entry.raw or ""):
+        return "holds a NUL character (\\x00)"
+    return ""
 
 
 def _convert(entry: Entry, result: ParseResult, *, bad_bytes: bool) -> None:
@@ -189,9 +216,14 @@ class _Resolve(LibraryMiddleware):
     strip each value's braces or quotes, and fill an entry's missing fields from the
     entry its `crossref` names."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_private: bool = False) -> None:
         super().__init__(allow_inplace_modification=True)
         self.parents: set[str] = set()
+        self.keep_private = keep_private
+        # What expanding macros and crossrefs may still add to the file.
+        self.budget = EXPANSION_LIMIT
+        # Macros whose value would pass a limit: the reason, for entries using one.
+        self.oversized: dict[str, str] = {}
 
     def transform(self, library: Library) -> Library:
         macros = dict(MONTH_NAMES)
@@ -206,8 +238,20 @@ class _Resolve(LibraryMiddleware):
                 string = block.ignore_error_block
             if isinstance(string, String):
                 # A redefined macro is legal BibTeX: the later value wins.
-                value, _, _ = _evaluate(string.value, macros)
-                macros[string.key.lower()] = value
+                name = string.key.lower()
+                self.oversized.pop(name, None)
+                try:
+                    value, _, _ = self._evaluate(string.value, macros)
+                except _TooLong as exc:
+                    self.oversized[name] = (
+                        exc.args[0].removeprefix("uses ")
+                        if exc.args
+                        else f"macro `{string.key}`, which is longer than "
+                        f"{FIELD_LIMIT:,} characters once expanded"
+                    )
+                    value = ""
+                macros[name] = value
+                self.budget -= len(value)
                 expressions.clear()
             if isinstance(block, Entry):
                 block = self._expand(block, macros, expressions, children)
@@ -216,11 +260,27 @@ class _Resolve(LibraryMiddleware):
         entries = {entry.key.lower(): entry for entry in library.entries}
         done: set[str] = set()
         for entry in children:
-            self._inherit(entry, entries, done, set())
+            self._inherit(entry, entries, done, [])
         for entry in library.entries:
-            if entry.parser_metadata.get("resolved"):
-                entry.parser_metadata["resolved_text"] = _resolved_text(entry)
+            meta = entry.parser_metadata
+            private = not self.keep_private and not all(
+                is_public(f.key, f.value) for f in entry.fields
+            )
+            if meta.get("resolved") or private:
+                meta["resolved_text"] = _resolved_text(entry, self.keep_private)
         return library
+
+    def _evaluate(
+        self, value: str, macros: dict[str, str]
+    ) -> tuple[str, set[str], list[str]]:
+        """`_evaluate` within the bounds: _TooLong past a field's or the file's."""
+        limit = min(FIELD_LIMIT, max(self.budget, 0))
+        try:
+            return _evaluate(value, macros, limit=limit, oversized=self.oversized)
+        except _TooLong as exc:
+            if exc.args or limit == FIELD_LIMIT:
+                raise
+            raise _TooLong(_OVER_BUDGET) from None
 
     def _expand(
         self,
@@ -235,6 +295,9 @@ class _Resolve(LibraryMiddleware):
         if "crossref" in keys:
             children.append(entry)
         warnings = entry.parser_metadata.setdefault("warnings", [])
+        if self.budget <= 0:
+            entry.parser_metadata["problem"] = _OVER_BUDGET
+            return entry
         for f, key in zip(entry.fields, keys, strict=True):
             f.key = key  # BibTeX field names ignore case
             value = f.value
@@ -246,40 +309,69 @@ class _Resolve(LibraryMiddleware):
                 f.value = _strip_enclosing(value)
                 continue
             if value not in expressions:
-                text, used, unknown = _evaluate(value, macros)
+                try:
+                    text, used, unknown = self._evaluate(value, macros)
+                except _TooLong as exc:
+                    entry.parser_metadata["problem"] = _too_long(key, exc)
+                    return entry
                 expressions[value] = (text, bool(used - MONTH_NAMES.keys()), unknown)
             text, resolved, unknown = expressions[value]
             f.value = text
             if resolved:
                 entry.parser_metadata["resolved"] = True
+                # Each use is written out again in the entry's kept text.
+                self.budget -= len(text)
+                if self.budget < 0:
+                    entry.parser_metadata["problem"] = _OVER_BUDGET
+                    return entry
             for name in unknown:
                 warnings.append(f"undefined macro `{name}` in `{key}`, kept as text")
         return entry
 
-    def _inherit(self, entry: Entry, entries: dict, done: set, chain: set) -> None:
+    def _inherit(self, entry: Entry, entries: dict, done: set, chain: list) -> None:
         key = entry.key.lower()
         if key in done or key in chain:
             return
+        done.add(key)
         fields = entry.fields_dict
         parent_key = fields.get("crossref")
-        if parent_key is not None:
-            parent = entries.get(str(parent_key.value).strip().lower())
-            if parent is None:
-                entry.parser_metadata.setdefault("warnings", []).append(
-                    f"crossref `{parent_key.value}` is not in the file"
-                )
-            else:
-                self.parents.add(parent.key.lower())
-                self._inherit(parent, entries, done, chain | {key})
-                inherited = dict(parent.fields_dict)
-                # The parent's title names the proceedings or book the child is in.
-                if "booktitle" not in inherited and "title" in inherited:
-                    inherited["booktitle"] = inherited["title"]
-                for name, value in inherited.items():
-                    if name not in fields and name not in ("title", "crossref"):
-                        entry.set_field(Field(name, value.value))
-                entry.parser_metadata["resolved"] = True
-        done.add(key)
+        meta = entry.parser_metadata
+        if parent_key is None or meta.get("problem"):
+            return
+        parent = entries.get(str(parent_key.value).strip().lower())
+        if parent is None:
+            meta.setdefault("warnings", []).append(
+                f"crossref `{parent_key.value}` is not in the file"
+            )
+            return
+        self.parents.add(parent.key.lower())
+        try:
+            if len(chain) >= CROSSREF_DEPTH:
+                raise _TooDeep
+            self._inherit(parent, entries, done, [*chain, key])
+        except _TooDeep:
+            # Reported on the entry that starts the chain; the others in it may
+            # start a chain short enough.
+            done.discard(key)
+            if chain:
+                raise
+            meta["problem"] = f"its crossref chain is over {CROSSREF_DEPTH} links"
+            done.add(key)
+            return
+        if parent.parser_metadata.get("problem"):
+            meta["problem"] = f"its crossref `{parent.key}` cannot be read"
+            return
+        inherited = dict(parent.fields_dict)
+        # The parent's title names the proceedings or book the child is in.
+        if "booktitle" not in inherited and "title" in inherited:
+            inherited["booktitle"] = inherited["title"]
+        for name, value in inherited.items():
+            if name not in fields and name not in ("title", "crossref"):
+                entry.set_field(Field(name, value.value))
+                self.budget -= len(value.value)
+        meta["resolved"] = True
+        if self.budget < 0:
+            meta["problem"] = _OVER_BUDGET
 
 
 def _strip_enclosing(value: str) -> str:
@@ -309,8 +401,41 @@ def _encloses(value: str) -> bool:
     return not braced or (depth == 0 and value[-2] != "\\")
 
 
-def _evaluate(value: str, macros: dict[str, str]) -> tuple[str, set[str], list[str]]:
-    """The text of a value expression: literals and macros joined by `#`."""
+class _TooLong(Exception):
+    """A value past its bound: the reason, or none for the bound it was given."""
+
+
+class _TooDeep(Exception):
+    """A crossref chain past CROSSREF_DEPTH."""
+
+
+_OVER_BUDGET = (
+    f"the file's macros and crossrefs expand to more than {EXPANSION_LIMIT:,} "
+    "characters; this entry and the ones after it are not read"
+)
+
+
+def _too_long(field: str, exc: _TooLong) -> str:
+    """What an entry whose `field` is past a bound is told."""
+    if exc.args and exc.args[0].endswith(_OVER_BUDGET):
+        return _OVER_BUDGET
+    reason = (
+        exc.args[0]
+        if exc.args
+        else (f"is longer than {FIELD_LIMIT:,} characters once its macros are expanded")
+    )
+    return f"field `{field}` {reason}"
+
+
+def _evaluate(
+    value: str,
+    macros: dict[str, str],
+    *,
+    limit: int = FIELD_LIMIT,
+    oversized: dict[str, str] | None = None,
+) -> tuple[str, set[str], list[str]]:
+    """The text of a value expression: literals and macros joined by `#`, at most
+    `limit` characters long (else _TooLong)."""
     pieces, depth, quoted, start = [], 0, False, 0
     # Most values that reach here are one macro's name: nothing to split.
     marks = _VALUE_MARKS.finditer(value) if "#" in value else ()
@@ -326,27 +451,34 @@ def _evaluate(value: str, macros: dict[str, str]) -> tuple[str, set[str], list[s
             pieces.append(value[start : mark.start()].strip())
             start = mark.end()
     pieces.append(value[start:].strip())
-    text, used, unknown = [], set(), []
+    text, used, unknown, length = [], set(), [], 0
     for piece in pieces:
+        name = piece.lower()
         if len(piece) >= 2 and piece[0] + piece[-1] in ("{}", '""'):
-            text.append(piece[1:-1])
-        elif piece.isdigit():
-            text.append(piece)
-        elif piece.lower() in macros:
-            used.add(piece.lower())
-            text.append(macros[piece.lower()])
-        elif piece:
+            piece = piece[1:-1]
+        elif oversized and name in oversized:
+            raise _TooLong(f"uses {oversized[name]}")
+        elif name in macros and not piece.isdigit():
+            used.add(name)
+            piece = macros[name]
+        elif piece and not piece.isdigit():
             unknown.append(piece)
-            text.append(piece)
+        length += len(piece)
+        if length > limit:
+            raise _TooLong
+        text.append(piece)
     return "".join(text), used, unknown
 
 
-def _resolved_text(entry: Entry) -> str:
-    """The entry written self-contained: macros expanded, crossref fields merged."""
+def _resolved_text(entry: Entry, keep_private: bool) -> str:
+    """The entry written self-contained: macros expanded, crossref fields merged,
+    private fields left out unless `keep_private`."""
     # As bibtexparser writes it, without its writer: that deep-copies the library
     # for every entry, and most entries of a real file use a macro.
     fields = ",\n".join(
-        f"\t{f.key} = {{{f.value}}}" for f in entry.fields if f.key != "crossref"
+        f"\t{f.key} = {{{f.value}}}"
+        for f in entry.fields
+        if f.key != "crossref" and (keep_private or is_public(f.key, f.value))
     )
     return f"@{entry.entry_type}{{{entry.key},\n{fields}\n}}"
 

@@ -9,7 +9,7 @@ bibtexparser brings pylatexenc with it.
 
 import re
 
-from publications.bibtex.fields import MONTH_MACROS
+from publications.bibtex.fields import MONTH_MACROS, is_public
 from publications.bibtex.names import name_parts
 from publications.keys import key_for
 
@@ -33,14 +33,17 @@ _TEX_ESCAPES = {
 }
 _TEX_SPECIAL = re.compile(r"[-`'](?=[-`'])|[&%$#_{}\\~]")
 _ENTRY_KEY = re.compile(r"^(\s*@\s*\w+\s*[{(]\s*)([^,\s]*)")
+# Every field of an entry follows a comma: a name, `=`, then its value's first
+# characters. It also finds `a=b` inside a value; that costs a closer look only.
+_FIELD_HEAD = re.compile(r",\s*([^\s=,{}()\"#]+)\s*=\s*([^,\n]{0,12})")
 
 
 def to_bibtex(publication, key: str = "") -> str:
     """One publication as BibTeX: the source's entry where kept (under the work's
     key on this site), else built."""
     key = key or key_for(publication)
-    if publication.bibtex.strip():
-        text = publication.bibtex.strip()
+    text = public_entry(publication.bibtex.strip())
+    if text:
         return _ENTRY_KEY.sub(lambda m: m.group(1) + key, text, count=1) + "\n"
     # A work under review has appeared nowhere: @unpublished, whose note says where
     # it is reviewed, rather than an entry that would cite it as in proceedings.
@@ -51,6 +54,28 @@ def to_bibtex(publication, key: str = "") -> str:
     )
     fields = ",\n".join(f"\t{name} = {value}" for name, value in _fields(publication))
     return f"@{entry_type}{{{key},\n{fields}\n}}\n"
+
+
+def public_entry(text: str) -> str:
+    """A kept entry without its private fields (`fields.is_public`), whatever was
+    stored; "" when it cannot be read, so that the record's own entry is built."""
+    if all(is_public(m.group(1), m.group(2)) for m in _FIELD_HEAD.finditer(text)):
+        return text
+    # Imported here, and only for the rare entry that needs it: bibtexparser
+    # brings pylatexenc, which a page listing papers has no use for.
+    import bibtexparser
+    from bibtexparser.model import Entry
+
+    blocks = bibtexparser.parse_string(text, parse_stack=[]).blocks
+    if len(blocks) != 1 or not isinstance(blocks[0], Entry):
+        return ""
+    entry = blocks[0]
+    fields = ",\n".join(
+        f"\t{f.key} = {f.value}"
+        for f in entry.fields
+        if isinstance(f.value, str) and is_public(f.key, f.value)
+    )
+    return f"@{entry.entry_type}{{{entry.key},\n{fields}\n}}"
 
 
 def paper_url(publication) -> str:

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from publications.models import Authorship, Publication, Venue
+from publications.models import Authorship, BibtexUpload, Publication, Venue
 from tests import factories
 from tests.admin_forms import as_posted
 
@@ -436,3 +436,81 @@ def test_changelist_lists_the_papers_with_a_link_without_an_address(
     )
     assert list(page.context["cl"].result_list) == [named]
     assert page.context["cl"].result_count == 1
+
+
+def test_private_fields_are_kept_only_when_the_box_is_ticked(admin_client_logged_in):
+    from tests.publications.test_import_bibtex import PRIVATE
+
+    for ticked, kept in (({}, False), ({"keep_private": "on"}, True)):
+        token = admin_client_logged_in.post(
+            URL, {"file": upload("private.bib", PRIVATE.encode()), **ticked}
+        ).context["token"]
+        admin_client_logged_in.post(URL, {"token": token, "skip_invalid": "0"})
+        assert ("Reviewer 2" in Publication.objects.get().bibtex) is kept
+
+
+def test_a_preview_of_a_macro_bomb_lists_the_entry_not_a_server_error(
+    admin_client_logged_in,
+):
+    from tests.publications.test_import_bibtex import doubling_macros
+
+    bomb = doubling_macros(12) + "@misc{bomb, title = m12, year = 2020}\n"
+    chain = "".join(f"@misc{{c{i}, crossref = {{c{i + 1}}}}}\n" for i in range(1000))
+    response = admin_client_logged_in.post(
+        URL, {"file": upload("bomb.bib", (bomb + chain).encode())}
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "which is longer than 100,000 characters once expanded" in html
+    assert "its crossref chain is over 10 links" in html
+    assert len(html) < 500_000
+
+
+@pytest.fixture
+def large(monkeypatch, no_broker):
+    """Files of any size previewed and imported as jobs (run here: no broker)."""
+    monkeypatch.setattr("publications.admin.IN_REQUEST_BYTES", 0)
+
+
+def test_a_large_file_is_previewed_then_imported_by_jobs(admin_client_logged_in, large):
+    response = preview(admin_client_logged_in, "macros.bib")
+    assert response.status_code == 302
+    page = admin_client_logged_in.get(response["Location"])
+    html = page.content.decode()
+    assert "To create (4)" in html and 'value="Confirm import"' in html
+    assert Publication.objects.count() == 0
+    done = admin_client_logged_in.post(response["Location"], {"skip_invalid": "0"})
+    assert done.status_code == 302
+    assert Publication.objects.filter(source_file="macros.bib").count() == 4
+    html = admin_client_logged_in.get(done["Location"]).content.decode()
+    assert "macros.bib: 4 created" in html
+    assert BibtexUpload.objects.get().text == ""  # not kept once imported
+
+
+def test_a_large_file_holds_to_the_same_bounds(admin_client_logged_in, large):
+    from tests.publications.test_import_bibtex import doubling_macros
+
+    bomb = doubling_macros(12) + "@misc{bomb, title = m12, year = 2020}\n"
+    response = admin_client_logged_in.post(
+        URL, {"file": upload("bomb.bib", bomb.encode())}
+    )
+    html = admin_client_logged_in.get(response["Location"]).content.decode()
+    assert "which is longer than 100,000 characters once expanded" in html
+
+
+def test_another_member_of_staff_cannot_see_an_upload(
+    admin_client_logged_in, client, django_user_model, large
+):
+    response = preview(admin_client_logged_in, "macros.bib")
+    user = django_user_model.objects.create_user(
+        "editor", password="a-long-test-password", is_staff=True
+    )
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["add_publication", "change_publication", "view_publication"]
+        )
+    )
+    client.force_login(user)
+    assert client.get(response["Location"]).status_code == 403
+    assert client.post(response["Location"]).status_code == 403
+    assert Publication.objects.count() == 0

@@ -188,6 +188,36 @@ def test_kept_bibtex_is_exported_verbatim(papers):
     assert "note = {kept}" in to_bibtex_list(fetched(papers))
 
 
+def test_private_fields_kept_from_an_import_are_never_served(client, papers):
+    from tests.publications.test_import_bibtex import PRIVATE, PRIVATE_WORDS
+
+    paper, member = papers[0], papers[0].authorships.get(position=1).person
+    paper.bibtex = PRIVATE  # as an import asked to keep them stores it
+    paper.save()
+    served = {
+        "list": to_bibtex_list(fetched(papers)),
+        "page": client.get(paper.get_absolute_url()).content.decode(),
+        "file": client.get(f"/publications/{paper.slug}.bib").content.decode(),
+        "export": client.get("/publications/export.bib").getvalue().decode(),
+        "api": client.get(
+            f"/api/publications/{paper.slug}/", {"format": "bibtex"}
+        ).content.decode(),
+        "member": client.get(member.get_absolute_url()).content.decode(),
+    }
+    for where, text in served.items():
+        assert "Kept Public" in text or where == "member", where
+        leaked = [word for word in PRIVATE_WORDS if word in text]
+        assert not leaked, (where, leaked)
+    assert "Extended version" in served["file"]
+
+
+def test_a_kept_entry_that_cannot_be_read_is_built_from_the_record(papers):
+    papers[1].bibtex = "@misc{broken, title = {A Preprint}, file = {/home/x.pdf"
+    papers[1].save()
+    text = to_bibtex(fetched(papers)[1])
+    assert "/home/x.pdf" not in text and "eprint = {2401.01234}" in text
+
+
 names = st.text(
     alphabet=st.characters(categories=["L"], exclude_characters="ǅǈǋǲ"),
     min_size=1,

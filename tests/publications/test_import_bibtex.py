@@ -1,4 +1,5 @@
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -872,3 +873,133 @@ def test_entries_without_a_year_or_title_import_as_bibtex_accepts_them(db):
     # A re-import finds the same undated records rather than creating them again.
     again = run("xampl_excerpt.bib")
     assert (len(again.created), len(again.unchanged)) == (0, 4)
+
+
+# -- private fields, bounds, NUL -------------------------------------------------
+
+PRIVATE = """@article{private,
+  title = {Kept Public},
+  author = {Zheng, Siyu},
+  journal = {Journal of Tests},
+  year = 2021,
+  abstract = {What the paper finds.},
+  keywords = {tests, privacy},
+  note = {Extended version},
+  file = {:/Users/siyu/Papers/private.pdf:PDF},
+  annote = {Reviewer 2 was wrong},
+  comment = {ask Mina},
+  owner = {siyu},
+  groups = {to-read},
+  mendeley-tags = {mine},
+  timestamp = {2021-03-04},
+  date-added = {2021-03-04 10:00:00 +0000},
+  bdsk-file-1 = {YnBsaXN0MDDUAQIDBAUGJCVYJHZlcnNpb24=},
+  bdsk-url-1 = {https://example.org/paper},
+  bdsk-url-2 = {file:///Users/siyu/Papers/private.pdf}
+}
+"""
+PRIVATE_WORDS = (
+    "Users",
+    "Reviewer",
+    "Mina",
+    "owner",
+    "to-read",
+    "mendeley",
+    "timestamp",
+    "date-added",
+    "bdsk-file",
+    "YnBsaXN0",
+    "file =",
+)
+
+
+def test_an_import_keeps_only_the_public_fields_of_an_entry(db):
+    publication_import_bibtex(text=PRIVATE, source="private.bib")
+    kept = Publication.objects.get(citation_key="private").bibtex
+    assert not [word for word in PRIVATE_WORDS if word in kept]
+    for public in (
+        "What the paper finds.",
+        "tests, privacy",
+        "Extended version",
+        "https://example.org/paper",
+    ):
+        assert public in kept
+
+
+def test_private_fields_are_stored_only_when_asked(db):
+    publication_import_bibtex(text=PRIVATE, source="private.bib", keep_private=True)
+    assert "Reviewer 2 was wrong" in Publication.objects.get().bibtex
+
+
+def test_command_keeps_private_fields_only_with_its_flag(db, tmp_path):
+    path = tmp_path / "private.bib"
+    path.write_text(PRIVATE)
+    call_command("import_bibtex", str(path), stdout=io.StringIO())
+    assert "annote" not in Publication.objects.get().bibtex
+    call_command("import_bibtex", str(path), "--keep-private", stdout=io.StringIO())
+    assert "annote" in Publication.objects.get().bibtex
+
+
+def doubling_macros(count: int) -> str:
+    """`@string` macros each four times the one before: 8 × 4**n characters."""
+    text, previous = '@string{m0 = "xxxxxxxx"}\n', "m0"
+    for n in range(1, count + 1):
+        text += f"@string{{m{n} = {previous} # {previous} # {previous} # {previous}}}\n"
+        previous = f"m{n}"
+    return text
+
+
+def test_macros_past_the_field_limit_are_one_error_and_the_rest_import(db):
+    text = doubling_macros(12) + (
+        "@misc{huge, title = m12, year = 2020}\n"
+        "@misc{fine, title = {Fine} # m2, year = 2021}\n"
+    )
+    started = time.perf_counter()
+    with pytest.raises(BibtexImportError) as error:
+        publication_import_bibtex(text=text, source="bomb.bib")
+    assert "huge: field `title` uses macro `m7`, which is longer than 100,000" in str(
+        error.value
+    )
+    assert Publication.objects.count() == 0
+    report = publication_import_bibtex(text=text, source="bomb.bib", skip_invalid=True)
+    assert [p.key for p in report.invalid] == ["huge"]
+    assert len(Publication.objects.get(citation_key="fine").bibtex) < 1000
+    assert time.perf_counter() - started < 2
+
+
+def test_expansion_past_the_file_limit_stops_at_the_entry_that_passes_it(db):
+    # 400 entries of 32,768 characters each: 13 million in all, past 10 million.
+    text = doubling_macros(6) + "".join(
+        f"@misc{{e{i}, title = m6, year = 2020}}\n" for i in range(400)
+    )
+    parsed = parse_bibtex(text)
+    assert len(parsed.entries) == 303  # the macros count too
+    first = parsed.errors[0]
+    assert (first.key, len(parsed.errors)) == ("e303", 97)
+    assert "expand to more than 10,000,000 characters" in first.reason
+
+
+def test_a_long_crossref_chain_is_reported_not_a_server_error(db):
+    text = (
+        "".join(
+            f"@misc{{c{i}, title = {{Part {i}}}, crossref = {{c{i + 1}}}}}\n"
+            for i in range(1000)
+        )
+        + "@misc{c1000, title = {The End}, year = 2020, publisher = {Press}}\n"
+    )
+    report = publication_import_bibtex(text=text, source="chain.bib", skip_invalid=True)
+    assert len(report.invalid) == 990
+    assert report.invalid[0].reason == "its crossref chain is over 10 links"
+    assert Publication.objects.get(citation_key="c990").year == 2020
+
+
+def test_an_entry_holding_a_nul_is_skipped_naming_its_field(db):
+    text = (
+        "@misc{nul, title = {Bad\x00Title}, year = 2020}\n"
+        "@misc{fine, title = {Fine}, year = 2021}\n"
+    )
+    with pytest.raises(BibtexImportError, match=r"nul: field `title` holds a NUL"):
+        publication_import_bibtex(text=text, source="nul.bib")
+    report = publication_import_bibtex(text=text, source="nul.bib", skip_invalid=True)
+    assert [p.key for p in report.invalid] == ["nul"]
+    assert list(Publication.objects.values_list("title", flat=True)) == ["Fine"]

@@ -1,4 +1,5 @@
 import io
+import json
 from urllib.parse import parse_qs
 
 import pytest
@@ -10,7 +11,7 @@ from sources.models import Candidate
 from sources.progress import terminal_progress
 from sources.sync import sync_person
 from tests import factories
-from tests.sources.conftest import SAMPLES
+from tests.sources.conftest import SAMPLES, sample
 
 pytestmark = pytest.mark.django_db
 
@@ -149,8 +150,98 @@ def test_sync_sources_refreshes_every_connected_member(apis, mina):
 def test_sync_sources_fails_loudly_when_a_source_fails(source_server, settings, mina):
     settings.ORCID_API_URL = source_server.url
     settings.OPENALEX_API_URL = source_server.url
-    with pytest.raises(CommandError, match="2 sources failed"):
+    with pytest.raises(CommandError, match="2 errors"):
         call_command("sync_sources", "--person", "mina-park", stdout=io.StringIO())
+
+
+def openalex_work(n: int, **changes) -> dict:
+    """The sample work under another id, title and DOI, with `changes`."""
+    work = json.loads(sample("openalex_work.json"))
+    work.update(
+        id=f"https://openalex.org/W{n}",
+        doi=f"https://doi.org/10.5555/{n}",
+        title=f"Work {n}",
+        display_name=f"Work {n}",
+        locations=[],
+        primary_location={},
+    )
+    return {**work, **changes}
+
+
+def test_a_bad_record_is_one_error_and_every_member_is_synced(
+    source_server, settings, mina
+):
+    settings.OPENALEX_API_URL = source_server.url
+    Person.objects.filter(pk=mina.pk).update(orcid="")
+    zoe = factories.person(display_name="Zoe Roth", slug="zoe-roth", openalex_id="A9")
+    # A record already here keeps its count when the source's is not one.
+    counted = factories.publication(title="Work 2", openalex_id="W2", year=2023)
+    Publication.objects.filter(pk=counted.pk).update(cited_by_count=40)
+    bad = [
+        openalex_work(1, title=123, display_name=None),
+        openalex_work(2, cited_by_count=-5),
+        openalex_work(3, cited_by_count=10**12),
+        openalex_work(4, cited_by_count=3.5),
+        openalex_work(5, counts_by_year=[{"year": 2024, "cited_by_count": "30"}]),
+        openalex_work(6, title="Nul\x00Title"),
+    ]
+    source_server.add(f"/authors/{AUTHOR}", "openalex_author.json")
+    source_server.add("/authors/A9", {"id": "https://openalex.org/A9"})
+    source_server.add(
+        "/works",
+        {"results": [*bad, openalex_work(7)], "meta": {"count": 7}},
+        {"results": [openalex_work(8)], "meta": {"count": 1}},
+    )
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="6 errors"):
+        call_command("sync_sources", stdout=out)
+    lines = [line for line in out.getvalue().splitlines() if "error: " in line]
+    assert lines == [
+        "  error: OpenAlex work https://openalex.org/W1: 'int' object has no "
+        "attribute 'split'",
+        "  error: OpenAlex work https://openalex.org/W2: cited_by_count -5 is "
+        "outside 0 to 10,000,000",
+        "  error: OpenAlex work https://openalex.org/W3: cited_by_count "
+        "1,000,000,000,000 is outside 0 to 10,000,000",
+        "  error: OpenAlex work https://openalex.org/W4: cited_by_count 3.5 is not "
+        "a whole number",
+        "  error: OpenAlex work https://openalex.org/W5: cited_by_count of 2024 "
+        "'30' is not a whole number",
+        "  error: OpenAlex work https://openalex.org/W6: title holds a NUL "
+        "character (\\x00)",
+    ]
+    queued = Candidate.objects.filter(target="publication")
+    assert sorted(c.values["title"] for c in queued) == ["Work 7", "Work 8"]
+    assert queued.get(values__title="Work 8").person == zoe
+    assert Publication.objects.get(pk=counted.pk).cited_by_count == 40
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"cited_by_count": -5},
+        {"cited_by_count": 10**12},
+        {"cited_by_count": 3.5},
+        {"cited_by_count": "42"},
+        {"counts_by_year": [{"year": 2024, "cited_by_count": -1}]},
+        {"abstract_inverted_index": {"nul\x00word": [0]}},
+    ],
+)
+def test_a_work_that_cannot_be_stored_is_an_error_and_changes_nothing(
+    source_server, settings, mina, changes
+):
+    settings.OPENALEX_API_URL = source_server.url
+    Person.objects.filter(pk=mina.pk).update(orcid="")
+    mina.refresh_from_db()
+    counted = factories.publication(title="Work 2", openalex_id="W2", year=2023)
+    Publication.objects.filter(pk=counted.pk).update(cited_by_count=40)
+    source_server.add(f"/authors/{AUTHOR}", "openalex_author.json")
+    source_server.add("/works", {"results": [openalex_work(2, **changes)]})
+    report = sync_person(mina)
+    assert report.errors == 1
+    assert "error: OpenAlex work https://openalex.org/W2: " in report.summary()
+    counted.refresh_from_db()
+    assert (counted.cited_by_count, counted.abstract) == (40, "")
 
 
 class Terminal(io.StringIO):

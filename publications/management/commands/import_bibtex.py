@@ -39,6 +39,12 @@ class Command(BaseCommand):
             action="store_true",
             help="Import the readable entries and list the others.",
         )
+        parser.add_argument(
+            "--keep-private",
+            action="store_true",
+            help="Also store the fields a reference manager adds for its owner "
+            "(file, annote, comment, owner, groups…); never shown on the site.",
+        )
 
     def handle(self, *args, **options) -> None:
         path: Path = options["file"]
@@ -66,6 +72,7 @@ class Command(BaseCommand):
                 person=person,
                 dry_run=options["dry_run"],
                 skip_invalid=options["skip_invalid"],
+                keep_private=options["keep_private"],
                 progress=bar,
             )
         except BibtexImportError as exc:

@@ -26,7 +26,7 @@ class Command(ImportCommand):
         if bool(options["files"]) == bool(options["author"]):
             raise CommandError("Give either FILEs or --author ID.")
         person = self.person(options["person"])
-        works, authors = [], []
+        works, authors, unread = [], [], []
         if options["author"]:
             author_id = clean_openalex_id(options["author"])
             if not author_id.startswith("A"):
@@ -34,7 +34,7 @@ class Command(ImportCommand):
                     f"{options['author']!r} is not an OpenAlex author id."
                 )
             try:
-                author, works = fetch_openalex_author(
+                author, works, unread = fetch_openalex_author(
                     author_id, progress=self.progress()
                 )
             except IMPORT_ERRORS as exc:
@@ -44,7 +44,7 @@ class Command(ImportCommand):
         for path in options["files"]:
             try:
                 found_works, found_authors = parse_document(json.loads(self.read(path)))
-            except (ValueError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise CommandError(f"{path}: {_reason(exc)}") from None
             works += found_works
             authors += found_authors
@@ -56,6 +56,7 @@ class Command(ImportCommand):
                 accept=options["accept"],
                 dry_run=options["dry_run"],
                 progress=self.progress(),
+                errors=unread,
             )
         except IMPORT_ERRORS as exc:
             raise CommandError(f"{exc}; nothing was written") from None

@@ -43,7 +43,8 @@ class Command(BaseCommand):
             self.stdout.write(report.summary())
         if errors:
             raise CommandError(
-                f"{errors} source{'s' if errors > 1 else ''} failed; see above."
+                f"{errors} error{'s' if errors > 1 else ''} (a source or a record "
+                "that failed); see above."
             )
 
     def enqueue(self, person: Person | None) -> None:
