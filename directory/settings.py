@@ -186,6 +186,10 @@ if CACHES["default"]["BACKEND"] == env.CACHE_SCHEMES["redis"]:
         **CACHES["default"].get("OPTIONS", {}),
     }
 
+# Every process on the host reads the data version from this file too, so that a
+# write in one (another web worker, a command) reaches every worker's cache.
+DATA_VERSION_FILE = Path(env.str("DATA_VERSION_FILE", str(VAR_DIR / "data-version")))
+
 # Outgoing mail: smtp://user:password@host:587 (smtp+tls:// or smtp+ssl:// for
 # TLS), or consolemail:// to print it; unset, Django's own SMTP at localhost:25.
 _email = env.email_url("EMAIL_URL", "smtp://localhost:25")

@@ -1,6 +1,8 @@
 """Test settings: production defaults (DEBUG off) with plain HTTP and fast hashing."""
 
 import os
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault(
     "SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -29,6 +31,13 @@ REST_FRAMEWORK = {
 # Warming caches after each write is tested on its own (it starts a thread per
 # committed write); elsewhere it would only slow the tests down.
 WARM_CACHE_AFTER_WRITE = False
+
+# One data-version file per test process (the suite runs in several), unless the
+# test that starts another process names it.
+DATA_VERSION_FILE = Path(
+    os.environ.get("DATA_VERSION_FILE")
+    or Path(tempfile.mkdtemp(prefix="directory-tests-")) / "data-version"
+)
 
 # A replica that mirrors the test database, for the read-replica tests (they switch
 # the router on); elsewhere nothing reads from it.
