@@ -89,6 +89,8 @@ class Topic(models.Model):
         blank=True, help_text="Other names for the topic, one per line."
     )
     description = models.TextField(blank=True)
+    # The version the API's ETag and If-Match name (core/concurrency.py).
+    updated_at = models.DateTimeField(auto_now=True)
 
     objects = TopicQuerySet.as_manager()
 
@@ -188,6 +190,7 @@ class Organization(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
     location = models.CharField(max_length=200, blank=True)
     url = models.URLField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]
