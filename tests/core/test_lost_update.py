@@ -147,9 +147,7 @@ def editor(django_user_model) -> APIClient:
         "editor", password="a-long-test-password"
     )
     codenames = [
-        f"{action}_{model}"
-        for action in ("change", "delete")
-        for model in API_MODELS
+        f"{action}_{model}" for action in ("change", "delete") for model in API_MODELS
     ]
     user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
     client = APIClient()
