@@ -1,10 +1,13 @@
 """Two editors open the same record; the second save must not undo the first."""
 
 import json
+import threading
 
 import pytest
 from django import forms
 from django.contrib.auth.models import Permission
+from django.db import connection
+from django.db.models.signals import pre_save
 from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -241,3 +244,77 @@ def test_the_schema_documents_if_match_and_412(client, db):
     assert "412" in patch["responses"]
     topic = schema["paths"]["/api/topics/{slug}/"]["patch"]
     assert "412" in topic["responses"]
+
+
+@pytest.fixture
+def creator(django_user_model) -> APIClient:
+    user = django_user_model.objects.create_user(
+        "creator", password="a-long-test-password"
+    )
+    user.user_permissions.add(*Permission.objects.filter(codename="add_topic"))
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_a_create_losing_a_race_for_its_slug_is_a_conflict(creator):
+    # The other request's row arrives after this one passed its uniqueness
+    # checks and before its INSERT: what two simultaneous POSTs do.
+    def other_request(sender, instance, **kwargs):
+        if instance.pk is None and not Topic.objects.filter(slug="graphs").exists():
+            Topic.objects.bulk_create([Topic(name="Graphs", slug="graphs")])
+
+    pre_save.connect(other_request, sender=Topic, dispatch_uid="race")
+    try:
+        response = creator.post(
+            "/api/topics/", {"name": "Graphs", "slug": "graphs"}, format="json"
+        )
+    finally:
+        pre_save.disconnect(sender=Topic, dispatch_uid="race")
+    assert response.status_code == 409, response.content
+    error = response.json()["error"]
+    assert error["code"] == "conflict"
+    assert "saved at the same time" in error["message"]
+    # Here the other request's row went with this one's rolled-back savepoint.
+    assert Topic.objects.filter(slug="graphs").count() <= 1
+    again = creator.post(
+        "/api/topics/", {"name": "Graphs 2", "slug": "graphs-2"}, format="json"
+    )
+    assert again.status_code == 201
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_simultaneous_creates_give_one_201_and_one_409(django_user_model):
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite serialises writers before their uniqueness checks")
+    user = django_user_model.objects.create_user("creator", password="long-pass-1")
+    user.user_permissions.add(*Permission.objects.filter(codename="add_topic"))
+    both_checked = threading.Barrier(2, timeout=10)
+
+    def wait_for_the_other(sender, instance, **kwargs):
+        both_checked.wait()
+
+    statuses = []
+
+    def post() -> None:
+        client = APIClient()
+        client.force_authenticate(user)
+        try:
+            response = client.post(
+                "/api/topics/", {"name": "Graphs", "slug": "graphs"}, format="json"
+            )
+            statuses.append(response.status_code)
+        finally:
+            connection.close()
+
+    pre_save.connect(wait_for_the_other, sender=Topic, dispatch_uid="barrier")
+    try:
+        threads = [threading.Thread(target=post) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(20)
+    finally:
+        pre_save.disconnect(sender=Topic, dispatch_uid="barrier")
+    assert sorted(statuses) == [201, 409]
+    assert Topic.objects.filter(slug="graphs").count() == 1
