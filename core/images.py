@@ -46,6 +46,14 @@ def check_image(file, noun: str) -> None:
             "The file is not a readable JPEG, PNG or WebP image.",
             code=f"{noun}_invalid",
         ) from None
+    except ValueError:
+        # Pillow's cap on a PNG's compressed text (zTXt, iTXt), which it inflates
+        # only after the pixels, when load() reaches the chunks that follow them.
+        raise ValidationError(
+            f"The {noun} carries more metadata than allowed (a PNG text block of "
+            "over 1 MiB); export it again without metadata.",
+            code=f"{noun}_metadata",
+        ) from None
     finally:
         file.seek(0)
 

@@ -129,6 +129,20 @@ def _png_declaring(width: int, height: int) -> bytes:
     )
 
 
+def _png_with_trailing_text(kind: bytes) -> bytes:
+    """A small PNG with, after its pixels, a text chunk that inflates to 20 MiB."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    png = _encode(_picture(), "PNG")
+    header = b"Comment\x00\x00" if kind == b"zTXt" else b"Comment\x00\x01\x00\x00\x00"
+    bomb = chunk(kind, header + zlib.compress(b"\x00" * (20 << 20), 9))
+    iend = png[-12:]
+    return png[:-12] + bomb + iend
+
+
 SVG = (
     b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)">'
     b"<script>alert(2)</script></svg>"
@@ -212,6 +226,19 @@ REFUSED: dict[str, tuple[str, str, Build, str]] = {
         "image/png",
         lambda: _png_declaring(8000, 8000),
         "8000×8000 pixels; the limit is 40,000,000 pixels",
+    ),
+    # Text after the pixels is read only once they are decoded.
+    "png-ztxt-bomb-after-idat": (
+        "photo.png",
+        "image/png",
+        lambda: _png_with_trailing_text(b"zTXt"),
+        "more metadata than allowed",
+    ),
+    "png-itxt-bomb-after-idat": (
+        "photo.png",
+        "image/png",
+        lambda: _png_with_trailing_text(b"iTXt"),
+        "more metadata than allowed",
     ),
     # 400 megapixels: Pillow refuses to open it at all.
     "decompression-bomb": (
