@@ -25,7 +25,7 @@ from core.models import (
     year_validators,
 )
 from core.paths import slug_path
-from people.photos import reencode_photo, validate_photo
+from people.photos import delete_when_unused, reencode_photo, validate_photo
 from search.models import SearchDocument
 
 
@@ -274,7 +274,17 @@ class Person(models.Model):
         return self.display_name
 
     def save(self, *args, **kwargs) -> None:
-        if self.photo and not getattr(self.photo, "_committed", True):
+        replaced: set[str] = set()
+        uploaded = self.photo and not getattr(self.photo, "_committed", True)
+        if self.pk is not None and (
+            uploaded or self.photo_thumbnail and not self.photo
+        ):
+            replaced.update(
+                *Person.objects.filter(pk=self.pk).values_list(
+                    "photo", "photo_thumbnail"
+                )
+            )
+        if uploaded:
             # A fresh upload: store re-encoded bytes under a generated name.
             photo, thumb = reencode_photo(self.photo)
             self.photo.save(photo.name, photo, save=False)
@@ -282,6 +292,8 @@ class Person(models.Model):
         elif not self.photo:
             self.photo_thumbnail = ""
         super().save(*args, **kwargs)
+        if replaced:
+            delete_when_unused(Person, self.photo.storage, replaced)
 
     def get_absolute_url(self) -> str:
         return slug_path("people:detail", self.slug)
