@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from core.models import Organization, Topic
 from events.models import Event
-from people.models import Person
-from publications.models import Publication, Venue
+from people.models import Education, Experience, Person
+from publications.models import Authorship, Publication, Venue
 from tests import factories
 
 STALE = "changed by someone else since you opened it; reload it"
@@ -123,6 +123,67 @@ def test_a_bulk_action_since_the_form_opened_counts_as_an_edit(admin_client_logg
     assert refused.status_code == 200 and STALE in refused.content.decode()
     person.refresh_from_db()
     assert person.status == Person.Status.ALUMNI and person.headline == ""
+
+
+def _person_with_rows():
+    person, org = factories.person(), factories.organization()
+    rows = {"person": person, "organization": org, "position": 0}
+    Experience.objects.create(**rows, role="Engineer", team="A")
+    Education.objects.create(**rows, degree="MSc", unit="CS")
+    return person
+
+
+def _paper_with_authors():
+    return factories.publication(authors=["A. Author", "B. Author"])
+
+
+# parent, the row saved on its own admin page, the field changed there and how the
+# parent's form names that row's field
+ROWS = {
+    "experience": (_person_with_rows, Experience, "role", "experience-0-role"),
+    "education": (_person_with_rows, Education, "degree", "education-0-degree"),
+    "authorship": (_paper_with_authors, Authorship, "name", "authorships-0-name"),
+}
+
+
+@pytest.mark.parametrize("kind", ROWS)
+def test_a_parent_form_refuses_to_save_over_a_row_saved_on_its_own_page(
+    admin_client_logged_in, other_editor, kind
+):
+    build, model, field, inline_name = ROWS[kind]
+    parent = build()
+    row = model.objects.order_by("position").first()
+    parent_url = _change_url(parent)
+    stale = _form_data(admin_client_logged_in.get(parent_url))
+    assert inline_name in stale
+
+    # Someone else saves the row on its own page.
+    row_url = _change_url(row)
+    own = _form_data(other_editor.get(row_url))
+    assert other_editor.post(row_url, {**own, field: "Saved alone"}).status_code == 302
+
+    # The parent's older form, still holding the row's old values, is refused.
+    refused = admin_client_logged_in.post(parent_url, stale)
+    assert refused.status_code == 200
+    html = refused.content.decode()
+    assert "changed by someone else" in html
+    assert "Saved alone" in html  # the other change, shown
+    assert getattr(model.objects.get(pk=row.pk), field) == "Saved alone"
+
+    # Reloaded, the form saves, and the row keeps the other edit.
+    reloaded = _form_data(admin_client_logged_in.get(parent_url))
+    assert reloaded[inline_name] == "Saved alone"
+    assert admin_client_logged_in.post(parent_url, reloaded).status_code == 302
+    assert getattr(model.objects.get(pk=row.pk), field) == "Saved alone"
+
+
+def test_rows_not_changed_meanwhile_save_as_before(admin_client_logged_in):
+    person = _person_with_rows()
+    url = _change_url(person)
+    data = _form_data(admin_client_logged_in.get(url))
+    saved = admin_client_logged_in.post(url, {**data, "experience-0-role": "Lead"})
+    assert saved.status_code == 302
+    assert Experience.objects.get(person=person).role == "Lead"
 
 
 def test_the_add_form_has_no_version(admin_client_logged_in):
