@@ -7,8 +7,9 @@ never read again (and expire on their own).
 Each process may hold a cache of its own (local memory, without CACHE_URL), and
 writes come from other processes too (other web workers, management commands): the
 version is therefore the cache's counter plus a counter in a small file every
-process on the host reads (`DATA_VERSION_FILE`, in var/), so a write anywhere makes
-every worker's entries stale at its next read, for the price of reading a few bytes.
+process on the host reads (`DATA_VERSION_FILE`, in var/; none with Redis, which
+shares the counter itself), so a write anywhere makes every worker's entries stale
+at its next read, for the price of reading a few bytes.
 
 A bump that cannot reach the cache (Redis down) is not lost: every process whose
 cache calls failed advances the version when Redis answers again, before it reads
@@ -66,6 +67,8 @@ def bump() -> None:
 
 def _shared_version() -> int:
     global _shared_seen
+    if settings.DATA_VERSION_FILE is None:
+        return 0
     try:
         shared = int(settings.DATA_VERSION_FILE.read_bytes() or 0)
     except (OSError, ValueError):
@@ -82,6 +85,8 @@ def _shared_version() -> int:
 def _advance_shared() -> None:
     """Count a write in the file every process reads; never fail the write."""
     path = settings.DATA_VERSION_FILE
+    if path is None:
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path.with_name(path.name + ".lock"), "a") as lock:

@@ -1,6 +1,8 @@
 """Test settings: production defaults (DEBUG off) with plain HTTP and fast hashing."""
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -34,10 +36,12 @@ WARM_CACHE_AFTER_WRITE = False
 
 # One data-version file per test process (the suite runs in several), unless the
 # test that starts another process names it.
-DATA_VERSION_FILE = Path(
-    os.environ.get("DATA_VERSION_FILE")
-    or Path(tempfile.mkdtemp(prefix="directory-tests-")) / "data-version"
-)
+if "DATA_VERSION_FILE" in os.environ:
+    DATA_VERSION_FILE = Path(os.environ["DATA_VERSION_FILE"])
+else:
+    _versions = tempfile.mkdtemp(prefix="directory-tests-")
+    atexit.register(shutil.rmtree, _versions, ignore_errors=True)
+    DATA_VERSION_FILE = Path(_versions) / "data-version"
 
 # A replica that mirrors the test database, for the read-replica tests (they switch
 # the router on); elsewhere nothing reads from it.
