@@ -111,11 +111,30 @@ def versioned_row_form(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
     return type(form.__name__, (VersionedRowForm, form), {})
 
 
-class VersionedAdminMixin:
+class _VersionFieldAdmin:
+    """A change form that can be saved carries `version_field`, hidden, in its
+    first fieldset; a page that only shows the record does not."""
+
+    version_field: str
+
+    def get_fields(self, request, obj=None) -> list:
+        return [f for f in super().get_fields(request, obj) if f != self.version_field]
+
+    def get_fieldsets(self, request, obj=None) -> list:
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None or not self.has_change_permission(request, obj):
+            return fieldsets
+        (name, options), *rest = fieldsets
+        fields = [*options["fields"], self.version_field]
+        return [(name, {**options, "fields": fields}), *rest]
+
+
+class VersionedAdminMixin(_VersionFieldAdmin):
     """Lost-update protection for a model with `updated_at` (see VersionedModelForm)
     and for the rows of its inlines (see VersionedRowForm)."""
 
     form = VersionedModelForm
+    version_field = VERSION_FIELD
 
     def get_inline_instances(self, request, obj=None) -> list:
         inlines = super().get_inline_instances(request, obj)
@@ -130,18 +149,16 @@ class VersionedAdminMixin:
                 inline.fields = [*inline.fields, ROW_VERSION_FIELD]
         return inlines
 
-    def get_fields(self, request, obj=None) -> list:
-        return [f for f in super().get_fields(request, obj) if f != VERSION_FIELD]
 
-    def get_fieldsets(self, request, obj=None) -> list:
-        fieldsets = super().get_fieldsets(request, obj)
-        # Only a change form that can be saved carries the version, as a hidden
-        # field in the first fieldset.
-        if obj is None or not self.has_change_permission(request, obj):
-            return fieldsets
-        (name, options), *rest = fieldsets
-        fields = [*options["fields"], VERSION_FIELD]
-        return [(name, {**options, "fields": fields}), *rest]
+class VersionedRowAdminMixin(_VersionFieldAdmin):
+    """The same protection for a row with no `updated_at` on its own page, against
+    a save of its parent's inlines since it opened (see VersionedRowForm)."""
+
+    version_field = ROW_VERSION_FIELD
+
+    def get_form(self, request, obj=None, **kwargs):
+        kwargs.setdefault("form", versioned_row_form(self.form))
+        return super().get_form(request, obj, **kwargs)
 
 
 class PartialDate(NamedTuple):

@@ -177,6 +177,28 @@ def test_a_parent_form_refuses_to_save_over_a_row_saved_on_its_own_page(
     assert getattr(model.objects.get(pk=row.pk), field) == "Saved alone"
 
 
+@pytest.mark.parametrize("kind", ROWS)
+def test_a_row_page_refuses_to_save_over_its_parent_form_saved_since(
+    admin_client_logged_in, other_editor, kind
+):
+    build, model, field, inline_name = ROWS[kind]
+    parent = build()
+    row = model.objects.order_by("position").first()
+    row_url = _change_url(row)
+    stale = _form_data(other_editor.get(row_url))
+    assert 'name="loaded_row"' in other_editor.get(row_url).content.decode()
+
+    parent_url = _change_url(parent)
+    data = _form_data(admin_client_logged_in.get(parent_url))
+    saved = admin_client_logged_in.post(parent_url, {**data, inline_name: "Via parent"})
+    assert saved.status_code == 302
+
+    refused = other_editor.post(row_url, {**stale, field: "Alone"})
+    assert refused.status_code == 200
+    assert "Via parent" in refused.content.decode()
+    assert getattr(model.objects.get(pk=row.pk), field) == "Via parent"
+
+
 def test_rows_not_changed_meanwhile_save_as_before(admin_client_logged_in):
     person = _person_with_rows()
     url = _change_url(person)
