@@ -146,19 +146,24 @@ ROWS = {
 }
 
 
+def _parent_and_row(kind: str) -> tuple:
+    """A parent with rows; its change URL, its first row and the row's URL."""
+    build, model, _, _ = ROWS[kind]
+    parent = build()
+    row = model.objects.order_by("position").first()
+    return _change_url(parent), row, _change_url(row)
+
+
 @pytest.mark.parametrize("kind", ROWS)
 def test_a_parent_form_refuses_to_save_over_a_row_saved_on_its_own_page(
     admin_client_logged_in, other_editor, kind
 ):
-    build, model, field, inline_name = ROWS[kind]
-    parent = build()
-    row = model.objects.order_by("position").first()
-    parent_url = _change_url(parent)
+    _, model, field, inline_name = ROWS[kind]
+    parent_url, row, row_url = _parent_and_row(kind)
     stale = _form_data(admin_client_logged_in.get(parent_url))
     assert inline_name in stale
 
     # Someone else saves the row on its own page.
-    row_url = _change_url(row)
     own = _form_data(other_editor.get(row_url))
     assert other_editor.post(row_url, {**own, field: "Saved alone"}).status_code == 302
 
@@ -181,14 +186,11 @@ def test_a_parent_form_refuses_to_save_over_a_row_saved_on_its_own_page(
 def test_a_row_page_refuses_to_save_over_its_parent_form_saved_since(
     admin_client_logged_in, other_editor, kind
 ):
-    build, model, field, inline_name = ROWS[kind]
-    parent = build()
-    row = model.objects.order_by("position").first()
-    row_url = _change_url(row)
+    _, model, field, inline_name = ROWS[kind]
+    parent_url, row, row_url = _parent_and_row(kind)
     stale = _form_data(other_editor.get(row_url))
     assert 'name="loaded_row"' in other_editor.get(row_url).content.decode()
 
-    parent_url = _change_url(parent)
     data = _form_data(admin_client_logged_in.get(parent_url))
     saved = admin_client_logged_in.post(parent_url, {**data, inline_name: "Via parent"})
     assert saved.status_code == 302
