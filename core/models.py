@@ -6,7 +6,7 @@ from django.db import models, transaction
 from django.urls import reverse
 
 from core.cache import invalidate, recall, remember
-from core.images import check_image, reencode_image
+from core.images import check_image, delete_when_unused, reencode_image, stored_files
 from core.paths import slug_path
 
 MIN_YEAR = 1900
@@ -313,10 +313,14 @@ class Lab(models.Model):
 
     def save(self, *args, **kwargs) -> None:
         self.id = 1
+        replaced = set()
+        if not getattr(self.logo, "_committed", True) or not self.logo:
+            replaced = stored_files(self, ["logo"])
         if self.logo and not getattr(self.logo, "_committed", True):
             [logo] = reencode_image(self.logo, max_size=(512, 512))
             self.logo.save(logo.name, logo, save=False)
         super().save(*args, **kwargs)
+        delete_when_unused(Lab, ["logo"], replaced)
 
     def get_absolute_url(self) -> str:
         return reverse("home")

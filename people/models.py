@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce, Least, NullIf
 
 from core.dates import DateRange
 from core.identifiers import OpenAlexAuthorField, OrcidField
+from core.images import delete_when_unused, stored_files
 from core.models import (
     DirectoryQuerySet,
     ExternalLink,
@@ -25,7 +26,7 @@ from core.models import (
     year_validators,
 )
 from core.paths import slug_path
-from people.photos import delete_when_unused, reencode_photo, validate_photo
+from people.photos import reencode_photo, validate_photo
 from search.models import SearchDocument
 
 
@@ -102,6 +103,7 @@ def profile_prefetches() -> list:
 
 # Paths under /people/ that are pages rather than profiles.
 RESERVED_SLUGS = {"network"}
+PHOTO_FIELDS = ["photo", "photo_thumbnail"]
 
 
 class PersonQuerySet(DirectoryQuerySet):
@@ -274,16 +276,10 @@ class Person(models.Model):
         return self.display_name
 
     def save(self, *args, **kwargs) -> None:
-        replaced: set[str] = set()
         uploaded = self.photo and not getattr(self.photo, "_committed", True)
-        if self.pk is not None and (
-            uploaded or self.photo_thumbnail and not self.photo
-        ):
-            replaced.update(
-                *Person.objects.filter(pk=self.pk).values_list(
-                    "photo", "photo_thumbnail"
-                )
-            )
+        replaced = set()
+        if uploaded or self.photo_thumbnail and not self.photo:
+            replaced = stored_files(self, PHOTO_FIELDS)
         if uploaded:
             # A fresh upload: store re-encoded bytes under a generated name.
             photo, thumb = reencode_photo(self.photo)
@@ -292,8 +288,7 @@ class Person(models.Model):
         elif not self.photo:
             self.photo_thumbnail = ""
         super().save(*args, **kwargs)
-        if replaced:
-            delete_when_unused(Person, self.photo.storage, replaced)
+        delete_when_unused(Person, PHOTO_FIELDS, replaced)
 
     def get_absolute_url(self) -> str:
         return slug_path("people:detail", self.slug)
