@@ -1,4 +1,6 @@
 import datetime
+import hashlib
+import json
 from typing import NamedTuple
 
 from django import forms
@@ -10,6 +12,7 @@ from core.dates import Precision
 from core.lib.dates import iso_partial, parse_partial
 
 VERSION_FIELD = "loaded_version"
+ROW_VERSION_FIELD = "loaded_row"
 
 
 class VersionedModelForm(forms.ModelForm):
@@ -38,23 +41,124 @@ class VersionedModelForm(forms.ModelForm):
         return cleaned_data
 
 
-class VersionedAdminMixin:
-    """Lost-update protection for a model with `updated_at`: see VersionedModelForm."""
+def row_digests(instance) -> dict[str, str]:
+    """A short digest of each stored value of a row, by field."""
+    return {
+        field.attname: hashlib.sha256(
+            repr(field.value_from_object(instance)).encode()
+        ).hexdigest()[:12]
+        for field in instance._meta.concrete_fields
+        if not field.primary_key
+    }
 
-    form = VersionedModelForm
+
+class VersionedRowForm(forms.ModelForm):
+    """An inline's row that refuses to save over an edit made since the page opened.
+
+    Rows have no `updated_at`: the form carries a digest of each stored value, and
+    a row saved meanwhile (on its own page, by an import) is refused with what it
+    holds now.
+    """
+
+    loaded_row = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.fields[ROW_VERSION_FIELD].initial = json.dumps(
+                row_digests(self.instance), separators=(",", ":")
+            )
+
+    def clean(self) -> dict:
+        cleaned_data = super().clean()
+        loaded = cleaned_data.get(ROW_VERSION_FIELD)
+        if loaded and self.instance.pk is not None:
+            self._check_unchanged(loaded)
+        return cleaned_data
+
+    def _check_unchanged(self, loaded: str) -> None:
+        try:
+            digests = json.loads(loaded)
+        except ValueError:
+            digests = {}
+        model = type(self.instance)
+        # Locked until the parent's save commits, as the parent's own row is.
+        saved = model._default_manager.select_for_update().filter(pk=self.instance.pk)
+        saved = saved.first()
+        if saved is None or not isinstance(digests, dict):
+            return
+        changed = [
+            model._meta.get_field(name)
+            for name, digest in row_digests(saved).items()
+            if digests.get(name, digest) != digest
+        ]
+        if changed:
+            now = "; ".join(
+                f"{field.verbose_name}: {getattr(saved, field.name) or '—'}"
+                for field in changed
+            )
+            raise ValidationError(
+                f"This {model._meta.verbose_name} was changed by someone else since "
+                f"you opened the page; it now reads {now}. Reload the page to see "
+                "it, then make your change again.",
+                code="stale",
+            )
+
+
+def versioned_row_form(form: type[forms.ModelForm]) -> type[forms.ModelForm]:
+    if issubclass(form, VersionedRowForm):
+        return form
+    return type(form.__name__, (VersionedRowForm, form), {})
+
+
+class _VersionFieldAdmin:
+    """A change form that can be saved carries `version_field`, hidden, in its
+    first fieldset; a page that only shows the record does not."""
+
+    version_field: str
 
     def get_fields(self, request, obj=None) -> list:
-        return [f for f in super().get_fields(request, obj) if f != VERSION_FIELD]
+        return [f for f in super().get_fields(request, obj) if f != self.version_field]
 
     def get_fieldsets(self, request, obj=None) -> list:
         fieldsets = super().get_fieldsets(request, obj)
-        # Only a change form that can be saved carries the version, as a hidden
-        # field in the first fieldset.
         if obj is None or not self.has_change_permission(request, obj):
             return fieldsets
         (name, options), *rest = fieldsets
-        fields = [*options["fields"], VERSION_FIELD]
+        fields = [*options["fields"], self.version_field]
         return [(name, {**options, "fields": fields}), *rest]
+
+
+class VersionedAdminMixin(_VersionFieldAdmin):
+    """Lost-update protection for a model with `updated_at` (see VersionedModelForm)
+    and for the rows of its inlines (see VersionedRowForm)."""
+
+    form = VersionedModelForm
+    version_field = VERSION_FIELD
+
+    def get_inline_instances(self, request, obj=None) -> list:
+        inlines = super().get_inline_instances(request, obj)
+        if obj is None:
+            return inlines
+        for inline in inlines:
+            # Instances are made per request: changing them changes nothing else.
+            if not inline.has_change_permission(request, obj) or inline.fieldsets:
+                continue
+            inline.form = versioned_row_form(inline.form)
+            if inline.fields is not None:
+                inline.fields = [*inline.fields, ROW_VERSION_FIELD]
+        return inlines
+
+
+class VersionedRowAdminMixin(_VersionFieldAdmin):
+    """The same protection for a row with no `updated_at` on its own page, against
+    a save of its parent's inlines since it opened (see VersionedRowForm)."""
+
+    version_field = ROW_VERSION_FIELD
+
+    def get_form(self, request, obj=None, **kwargs):
+        kwargs.setdefault("form", versioned_row_form(self.form))
+        return super().get_form(request, obj, **kwargs)
 
 
 class PartialDate(NamedTuple):

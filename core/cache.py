@@ -4,14 +4,24 @@ All keys carry a data version; any save or delete of a watched model (each app
 names its models from its AppConfig.ready()) bumps it, so stale entries are simply
 never read again (and expire on their own).
 
+Each process may hold a cache of its own (local memory, without CACHE_URL), and
+writes come from other processes too (other web workers, management commands): the
+version is therefore the cache's counter plus a counter in a small file every
+process on the host reads (`DATA_VERSION_FILE`, in var/; none with Redis, which
+shares the counter itself), so a write anywhere makes every worker's entries stale
+at its next read, for the price of reading a few bytes.
+
 A bump that cannot reach the cache (Redis down) is not lost: every process whose
 cache calls failed advances the version when Redis answers again, before it reads
 anything from it (`core.cache_backend.on_recovery`), so entries cached before the
 outage are never served after it.
 """
 
+import fcntl
 import hashlib
 import json
+import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -28,18 +38,69 @@ from core.cache_backend import on_recovery
 VERSION_KEY = "directory:data-version"
 TIMEOUT = 600
 
+logger = logging.getLogger(__name__)
+# The highest shared count this process has read: a file removed (var/ cleaned)
+# counts from 0 again, and the version must still never go back.
+_shared_seen = 0
+# Whether this thread wrote since it last counted a write in the shared file.
+_unshared = threading.local()
+
 
 def data_version() -> int:
     version = cache.get(VERSION_KEY)
     if version is None:
         cache.add(VERSION_KEY, 1, timeout=None)
         version = cache.get(VERSION_KEY, 1)
-    return version
+    return version + _shared_version()
 
 
 def bump() -> None:
     _advance()
+    # Other processes see a write once it is committed: one shared count per
+    # commit, however many rows the transaction saved.
+    committed = not transaction.get_connection().in_atomic_block
+    if committed and getattr(_unshared, "write", False):
+        _unshared.write = False
+        _advance_shared()
     schedule_warm_up()
+
+
+def _shared_version() -> int:
+    global _shared_seen
+    if settings.DATA_VERSION_FILE is None:
+        return 0
+    try:
+        shared = int(settings.DATA_VERSION_FILE.read_bytes() or 0)
+    except (OSError, ValueError):
+        shared = 0
+    if shared < _shared_seen:
+        try:
+            cache.incr(VERSION_KEY, _shared_seen)
+        except ValueError:
+            cache.set(VERSION_KEY, _shared_seen + 1, timeout=None)
+    _shared_seen = shared
+    return shared
+
+
+def _advance_shared() -> None:
+    """Count a write in the file every process reads; never fail the write."""
+    path = settings.DATA_VERSION_FILE
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.with_name(path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                count = int(path.read_bytes() or 0)
+            except (FileNotFoundError, ValueError):
+                count = 0
+            # Readers see the old count or the new one, never half a file.
+            written = path.with_name(f"{path.name}.{os.getpid()}")
+            written.write_bytes(b"%d" % (count + 1))
+            os.replace(written, path)
+    except OSError as exc:
+        logger.warning("The data version could not be shared: %s", exc)
 
 
 def _advance() -> None:
@@ -55,6 +116,7 @@ on_recovery(_advance)
 
 def invalidate() -> None:
     """Start a new data version now, and again when the transaction commits."""
+    _unshared.write = True
     bump()
     # A read that raced the transaction saw the old rows and may have cached them
     # under the new version: the second bump leaves that entry behind.

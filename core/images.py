@@ -7,6 +7,8 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
+from django.db import models, transaction
+from django.db.models import Q
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 ALLOWED_FORMATS = {"JPEG", "PNG", "WEBP"}
@@ -46,6 +48,14 @@ def check_image(file, noun: str) -> None:
             "The file is not a readable JPEG, PNG or WebP image.",
             code=f"{noun}_invalid",
         ) from None
+    except ValueError:
+        # Pillow's cap on a PNG's compressed text (zTXt, iTXt), which it inflates
+        # only after the pixels, when load() reaches the chunks that follow them.
+        raise ValidationError(
+            f"The {noun} carries more metadata than allowed (a PNG text block of "
+            "over 1 MiB); export it again without metadata.",
+            code=f"{noun}_metadata",
+        ) from None
     finally:
         file.seek(0)
 
@@ -78,3 +88,31 @@ def _encode(image: Image.Image, fmt: str) -> bytes:
     options = {"quality": 88, "optimize": True} if fmt == "JPEG" else {"optimize": True}
     image.save(buffer, format=fmt, **options)
     return buffer.getvalue()
+
+
+def stored_files(instance: models.Model, fields: list[str]) -> set[str]:
+    """The files a saved record names in `fields` now, before a save replaces them."""
+    if instance.pk is None:
+        return set()
+    rows = type(instance)._default_manager.filter(pk=instance.pk).values_list(*fields)
+    return {name for row in rows for name in row if name}
+
+
+def delete_when_unused(
+    model: type[models.Model], fields: list[str], names: set[str]
+) -> None:
+    """Once the transaction commits, delete the files no record names any more:
+    a replaced or cleared image must not stay served at its old URL."""
+    if not names:
+        return
+    storage = model._meta.get_field(fields[0]).storage
+
+    def delete() -> None:
+        named = Q()
+        for field in fields:
+            named |= Q(**{f"{field}__in": names})
+        used = model._default_manager.filter(named).values_list(*fields)
+        for name in names - {n for row in used for n in row}:
+            storage.delete(name)
+
+    transaction.on_commit(delete)

@@ -7,7 +7,7 @@ from django.db.models.signals import post_save
 from django.urls import reverse
 
 from core.cache import invalidate, recall, remember
-from core.images import check_image, reencode_image
+from core.images import check_image, delete_when_unused, reencode_image, stored_files
 from core.paths import slug_path
 
 MIN_YEAR = 1900
@@ -90,6 +90,8 @@ class Topic(models.Model):
         blank=True, help_text="Other names for the topic, one per line."
     )
     description = models.TextField(blank=True)
+    # The version the API's ETag and If-Match name (core/concurrency.py).
+    updated_at = models.DateTimeField(auto_now=True)
 
     objects = TopicQuerySet.as_manager()
 
@@ -190,6 +192,7 @@ class Organization(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.OTHER)
     location = models.CharField(max_length=200, blank=True)
     url = models.URLField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]
@@ -312,10 +315,14 @@ class Lab(models.Model):
 
     def save(self, *args, **kwargs) -> None:
         self.id = 1
+        replaced = set()
+        if not getattr(self.logo, "_committed", True) or not self.logo:
+            replaced = stored_files(self, ["logo"])
         if self.logo and not getattr(self.logo, "_committed", True):
             [logo] = reencode_image(self.logo, max_size=(512, 512))
             self.logo.save(logo.name, logo, save=False)
         super().save(*args, **kwargs)
+        delete_when_unused(Lab, ["logo"], replaced)
 
     def get_absolute_url(self) -> str:
         return reverse("home")

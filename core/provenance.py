@@ -71,6 +71,7 @@ def from_lab(*keys: str) -> dict[str, tuple[Given, ...]]:
 ROW_OWNER = derived("the record whose list in the file holds the row")
 ROW_ORDER = derived("the row's place in its list")
 SLUG = lab("slug")
+SAVED = hidden("when the record was last saved")
 # A search document: the owner's text, as its app's search.py builds it.
 SEARCH_TEXT = {
     name: (derived("the record's search text"),)
@@ -81,6 +82,7 @@ FIELDS: FieldSources = {
     Topic: {
         **from_lab("name", "parent", "aliases", "description"),
         "slug": (SLUG,),
+        "updated_at": (SAVED,),
     },
     TopicClosure: {
         "ancestor": (derived("the topic tree (parent)"),),
@@ -91,6 +93,7 @@ FIELDS: FieldSources = {
         **from_lab("short_name", "kind", "location", "url"),
         "name": (lab("name"), ORCID, OPENALEX),
         "slug": (SLUG, derived("from the name an import gives")),
+        "updated_at": (SAVED,),
     },
     # The group: the lab files' `lab:` mapping (labdata/lab.py), or the admin.
     Lab: {

@@ -211,6 +211,15 @@ else:
         "OPTIONS": {"MAX_ENTRIES": 2000},
     }
 
+# Without a shared cache every process on the host reads the data version from
+# this file too, so that a write in one (another web worker, a command) reaches
+# every worker's own cache. Redis shares the version itself: empty by default then.
+_SHARED_CACHE = CACHES["default"]["BACKEND"] != env.CACHE_SCHEMES["locmem"]
+DATA_VERSION_FILE = env.str(
+    "DATA_VERSION_FILE", "" if _SHARED_CACHE else str(VAR_DIR / "data-version")
+)
+DATA_VERSION_FILE = Path(DATA_VERSION_FILE) if DATA_VERSION_FILE else None
+
 # Outgoing mail: smtp://user:password@host:587 (smtp+tls:// or smtp+ssl:// for
 # TLS), or consolemail:// to print it; unset, Django's own SMTP at localhost:25.
 _email = env.email_url("EMAIL_URL", "smtp://localhost:25")

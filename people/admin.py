@@ -11,6 +11,7 @@ from core.admin_mixins import (
     PartialDatesForm,
     VersionedAdminMixin,
     VersionedModelForm,
+    VersionedRowAdminMixin,
 )
 from core.models import PROVENANCE_FIELDS
 from people import models
@@ -270,7 +271,7 @@ class ExperienceLinkInline(admin.TabularInline):
 
 
 @admin.register(models.Experience)
-class ExperienceAdmin(admin.ModelAdmin):
+class ExperienceAdmin(VersionedRowAdminMixin, admin.ModelAdmin):
     form = DateRangeForm
     list_display = [
         "role",
@@ -324,7 +325,7 @@ class OpenSourceContributionAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Education)
-class EducationAdmin(admin.ModelAdmin):
+class EducationAdmin(VersionedRowAdminMixin, admin.ModelAdmin):
     form = DateRangeForm
     list_display = [
         "degree",

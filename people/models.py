@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce, Least, NullIf
 
 from core.dates import DateRange
 from core.identifiers import OpenAlexAuthorField, OrcidField
+from core.images import delete_when_unused, stored_files
 from core.models import (
     DirectoryQuerySet,
     ExternalLink,
@@ -102,6 +103,7 @@ def profile_prefetches() -> list:
 
 # Paths under /people/ that are pages rather than profiles.
 RESERVED_SLUGS = {"network"}
+PHOTO_FIELDS = ["photo", "photo_thumbnail"]
 
 
 class PersonQuerySet(DirectoryQuerySet):
@@ -274,7 +276,11 @@ class Person(models.Model):
         return self.display_name
 
     def save(self, *args, **kwargs) -> None:
-        if self.photo and not getattr(self.photo, "_committed", True):
+        uploaded = self.photo and not getattr(self.photo, "_committed", True)
+        replaced = set()
+        if uploaded or self.photo_thumbnail and not self.photo:
+            replaced = stored_files(self, PHOTO_FIELDS)
+        if uploaded:
             # A fresh upload: store re-encoded bytes under a generated name.
             photo, thumb = reencode_photo(self.photo)
             self.photo.save(photo.name, photo, save=False)
@@ -282,6 +288,7 @@ class Person(models.Model):
         elif not self.photo:
             self.photo_thumbnail = ""
         super().save(*args, **kwargs)
+        delete_when_unused(Person, PHOTO_FIELDS, replaced)
 
     def get_absolute_url(self) -> str:
         return slug_path("people:detail", self.slug)

@@ -10,7 +10,11 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from core.admin_mixins import LinkWithoutAddressFilter, VersionedAdminMixin
+from core.admin_mixins import (
+    LinkWithoutAddressFilter,
+    VersionedAdminMixin,
+    VersionedRowAdminMixin,
+)
 from core.models import PROVENANCE_FIELDS
 from jobs.services import describe, latest_job, start_job
 from people.models import Person
@@ -507,7 +511,7 @@ class PublicationAdmin(VersionedAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Authorship)
-class AuthorshipAdmin(admin.ModelAdmin):
+class AuthorshipAdmin(VersionedRowAdminMixin, admin.ModelAdmin):
     list_display = ["name", "position", "publication", "person", "equal_contribution"]
     list_filter = ["equal_contribution", "corresponding"]
     search_fields = ["name", "publication__title", "person__display_name"]

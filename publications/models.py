@@ -55,6 +55,7 @@ class Venue(models.Model):
         max_length=20, choices=Kind.choices, default=Kind.CONFERENCE
     )
     url = models.URLField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["short_name", "name"]

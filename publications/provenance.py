@@ -6,6 +6,7 @@ from core.provenance import (
     ORCID,
     ROW_ORDER,
     ROW_OWNER,
+    SAVED,
     SEARCH_TEXT,
     SLUG,
     FieldSources,
@@ -25,6 +26,7 @@ FIELDS: FieldSources = {
         "name": (lab("name"), *IMPORTED),
         "slug": (SLUG, derived("from the name an import gives")),
         "kind": (lab("kind"), derived("the kind an OpenAlex source states")),
+        "updated_at": (SAVED,),
     },
     publications.Publication: {
         **from_lab("alternative_title", "working_title", "presentation"),
@@ -58,7 +60,7 @@ FIELDS: FieldSources = {
         "retrieved_at": (lab("retrieved_at"), ORCID, OPENALEX),
         "source_file": (BIBTEX,),
         "needs_review": (hidden("a note for staff in the admin"),),
-        "updated_at": (hidden("when the record was last saved"),),
+        "updated_at": (SAVED,),
     },
     publications.Authorship: {
         "publication": (ROW_OWNER,),

@@ -280,18 +280,19 @@ def _new_from_source(
 
 def publication_refresh_source_facts(*, publication: Publication, values: dict) -> None:
     """Store a source's citation counts and ORCID put-code on a matched record."""
-    put_codes = publication.orcid_put_codes
-    _refresh_source_facts(publication, values, timezone.now())
-    if values.get("cited_by_count") is None and (
-        publication.orcid_put_codes == put_codes
-    ):
+    facts = ("cited_by_count", "counts_by_year", "orcid_put_codes")
+    before = [getattr(publication, name) for name in facts]
+    now = timezone.now()
+    _refresh_source_facts(publication, values, now)
+    changed = [getattr(publication, name) for name in facts] != before
+    if values.get("cited_by_count") is None and not changed:
         return
-    Publication.objects.filter(pk=publication.pk).update(
-        cited_by_count=publication.cited_by_count,
-        counts_by_year=publication.counts_by_year,
-        citations_retrieved_at=publication.citations_retrieved_at,
-        orcid_put_codes=publication.orcid_put_codes,
-    )
+    written = {name: getattr(publication, name) for name in facts}
+    written["citations_retrieved_at"] = publication.citations_retrieved_at
+    if changed:
+        # New counts are a new version: its ETag and Last-Modified change.
+        publication.updated_at = written["updated_at"] = now
+    Publication.objects.filter(pk=publication.pk).update(**written)
 
 
 def _refresh_source_facts(

@@ -28,12 +28,14 @@ from search.models import SearchTerm
 from search.operations import PG_CONFIG, fts_table
 from search.query import Query, parse
 from search.reasons import explain, once
-from search.registry import searchable_for
+from search.registry import searchable_for, searchables
 
 # Private-use characters mark matches inside snippets, so that escaping the text
 # first and then turning the marks into <mark> never lets document HTML through.
 MARK_START, MARK_END = "\ue000", "\ue001"
 SNIPPET_WORDS = 24
+# Close known words checked, closest first, for one that still finds something.
+SUGGESTIONS_TRIED = 5
 # Column weights: heading (names or title), topics, body, extra.
 WEIGHTS = (10.0, 5.0, 2.0, 1.0)
 
@@ -129,10 +131,24 @@ class Engine:
             if term in known or len(term) < 4 or not term.isascii():
                 words.append(term)
                 continue
-            replacement = self._closest(term)
+            replacement = next(
+                (word for word in self._closest(term) if self._indexed(word)), None
+            )
             changed |= bool(replacement)
             words.append(replacement or term)
         return parse(" ".join(words)) if changed else None
+
+    def _closest(self, term: str) -> list[str]:
+        """Known words close to `term`, closest first."""
+        raise NotImplementedError
+
+    def _indexed(self, word: str) -> bool:
+        # The vocabulary keeps words the documents no longer have (a bio edited):
+        # a suggestion must still find something.
+        return any(
+            self.count(searchable.model, parse(word))
+            for searchable in searchables().values()
+        )
 
     def _closest(self, term: str) -> str | None:
         raise NotImplementedError
@@ -193,14 +209,15 @@ class SQLiteEngine(Engine):
             )
             return {row[0]: highlight(row[1]) for row in cursor.fetchall()}
 
-    def _closest(self, term: str) -> str | None:
+    def _closest(self, term: str) -> list[str]:
         # Candidates share the first letter and about the length; difflib picks one.
         candidates = SearchTerm.objects.filter(
             word__startswith=term[0],
             word__regex=rf"^.{{{len(term) - 2},{len(term) + 2}}}$",
         ).values_list("word", flat=True)[:5000]
-        found = difflib.get_close_matches(term, list(candidates), n=1, cutoff=0.75)
-        return found[0] if found else None
+        return difflib.get_close_matches(
+            term, list(candidates), n=SUGGESTIONS_TRIED, cutoff=0.75
+        )
 
 
 class PostgresEngine(Engine):
@@ -269,15 +286,13 @@ class PostgresEngine(Engine):
         )
         return {pk: highlight(text) for pk, text in rows}
 
-    def _closest(self, term: str) -> str | None:
-        found = (
+    def _closest(self, term: str) -> list[str]:
+        return list(
             SearchTerm.objects.filter(word__trigram_similar=term)
             .annotate(similarity=TrigramSimilarity("word", term))
             .order_by("-similarity", "word")
-            .values_list("word", flat=True)
-            .first()
+            .values_list("word", flat=True)[:SUGGESTIONS_TRIED]
         )
-        return found
 
     @staticmethod
     def vector() -> SearchVector:

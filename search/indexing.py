@@ -192,7 +192,9 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
     """
     topics = topic_texts()
     counts = {}
-    for kind in kinds or searchables():
+    kinds = list(kinds or searchables())
+    _forget_terms(kinds)
+    for kind in kinds:
         searchable = searchables()[kind]
         table = searchable.document._meta.db_table
         with transaction.atomic(), connection.cursor() as cursor:
@@ -243,8 +245,16 @@ def rebuild_in_parallel(kinds: Iterable[str] | None = None) -> dict[str, int]:
         finally:
             connection.close()  # this thread's own connection
 
+    _forget_terms(kinds)
     with ThreadPoolExecutor(len(kinds)) as pool:
         return {k: n for counts in pool.map(one, kinds) for k, n in counts.items()}
+
+
+def _forget_terms(kinds: list[str]) -> None:
+    # Re-indexing adds words and never takes any away (no document is read back):
+    # rebuilding every kind builds the suggestion vocabulary again from nothing.
+    if set(kinds) >= set(searchables()):
+        SearchTerm.objects.all().delete()
 
 
 def index_missing() -> dict[str, int]:

@@ -98,7 +98,7 @@ class CandidateAdmin(admin.ModelAdmin):
         # Every field is read-only: the page offers the decision instead of Save.
         pending = obj is not None and obj.status == Candidate.Status.PENDING
         context["decide_url"] = ""
-        if pending and review.can_review(request.user, obj):
+        if pending and review.can_accept(request.user, obj):
             context["title"] = "Review candidate"
             context["decide_url"] = reverse(
                 "admin:sources_candidate_decide", args=[obj.pk]
@@ -136,7 +136,7 @@ class CandidateAdmin(admin.ModelAdmin):
 
     @admin.action(description="Accept the selected candidates", permissions=["change"])
     def accept_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self._decide(request, list(queryset), review.accept, "accepted")
+        self._accept(request, list(queryset))
 
     @admin.action(description="Reject the selected candidates", permissions=["change"])
     def reject_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
@@ -151,7 +151,7 @@ class CandidateAdmin(admin.ModelAdmin):
             raise PermissionDenied
         decided = False
         if "_accept" in request.POST:
-            decided = self._decide(request, [candidate], review.accept, "accepted")
+            decided = self._accept(request, [candidate])
         elif "_reject" in request.POST:
             decided = self._decide(request, [candidate], review.reject, "rejected")
         if not decided:
@@ -171,6 +171,21 @@ class CandidateAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(reverse("admin:sources_candidate_changelist"))
         return HttpResponseRedirect(
             reverse("admin:sources_candidate_change", args=[following.pk])
+        )
+
+    def _accept(self, request, candidates: list[Candidate]) -> bool:
+        """Accept what the user may write, row by row; name the others."""
+        refused = [c for c in candidates if not review.can_accept(request.user, c)]
+        if refused:
+            self.message_user(
+                request,
+                "Not accepted, you may not write them: "
+                + "; ".join(f"“{c.label}”" for c in refused),
+                level=messages.WARNING,
+            )
+        allowed = [c for c in candidates if c not in refused]
+        return bool(allowed) and self._decide(
+            request, allowed, review.accept, "accepted"
         )
 
     def _decide(self, request, candidates, decide, done: str) -> bool:

@@ -127,8 +127,31 @@ def can_review(user, candidate: Candidate) -> bool:
     return user.is_active and user.has_perm("sources.change_candidate")
 
 
+def write_permission(candidate: Candidate) -> str:
+    """The permission the write a candidate proposes needs in the admin."""
+    change = candidate.object_id is not None
+    name = {
+        Target.PUBLICATION: "publications.{}_publication",
+        Target.PERSON: "people.change_person",
+        Target.EDUCATION: "people.{}_education",
+        Target.EXPERIENCE: "people.{}_experience",
+        Target.LINK: "people.add_personlink",
+        # A research interest is a field of the member's own form.
+        Target.INTEREST: "people.change_person",
+    }[candidate.target]
+    return name.format("change" if change else "add")
+
+
+def can_accept(user, candidate: Candidate) -> bool:
+    """A reviewer accepts only what they could have written by hand."""
+    return can_review(user, candidate) and user.has_perm(write_permission(candidate))
+
+
 def accept(candidates: list[Candidate], *, user) -> int:
     """Write every candidate, all or none; return how many were written."""
+    for candidate in candidates:
+        if not can_accept(user, candidate):
+            raise PermissionDenied(f"You may not write “{candidate.label}”.")
     return _decide(candidates, user, accept=True)
 
 

@@ -1,6 +1,10 @@
 """Test settings: production defaults (DEBUG off) with plain HTTP and fast hashing."""
 
+import atexit
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault(
     "SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -38,6 +42,15 @@ HEALTH_CHECK_CACHE_SECONDS = 0
 # Warming caches after each write is tested on its own (it starts a thread per
 # committed write); elsewhere it would only slow the tests down.
 WARM_CACHE_AFTER_WRITE = False
+
+# One data-version file per test process (the suite runs in several), unless the
+# test that starts another process names it.
+if "DATA_VERSION_FILE" in os.environ:
+    DATA_VERSION_FILE = Path(os.environ["DATA_VERSION_FILE"])
+else:
+    _versions = tempfile.mkdtemp(prefix="directory-tests-")
+    atexit.register(shutil.rmtree, _versions, ignore_errors=True)
+    DATA_VERSION_FILE = Path(_versions) / "data-version"
 
 # A replica that mirrors the test database, for the read-replica tests (they switch
 # the router on); elsewhere nothing reads from it.

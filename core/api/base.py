@@ -69,7 +69,9 @@ class ReadWriteViewSet(viewsets.ModelViewSet):
     def create(self, request: Request, *args, **kwargs) -> Response:
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        instance = serializer.save()
+        # A create that loses a race for a unique value rolls back alone (409).
+        with transaction.atomic():
+            instance = serializer.save()
         data = self.read_representation(instance)
         # The serializer's `url` is a DRF Hyperlink (a str subclass); WSGI servers
         # accept only plain strings as header values.

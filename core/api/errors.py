@@ -1,6 +1,7 @@
 """One JSON shape for every API error: {"error": {status, code, message, fields?}}."""
 
 import logging
+import re
 from collections import Counter
 
 from django.core.exceptions import (
@@ -10,6 +11,7 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404
 from drf_spectacular.utils import (
@@ -42,6 +44,8 @@ def api_exception_handler(exc, context):
         exc = exceptions.NotFound()
     elif isinstance(exc, ProtectedError | RestrictedError):
         exc = Conflict(_still_referenced(exc))
+    elif isinstance(exc, IntegrityError) and _unique_violation(exc):
+        exc = Conflict(_taken(exc))
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, DjangoValidationError):
@@ -97,6 +101,29 @@ def _still_referenced(exc: ProtectedError | RestrictedError) -> str:
         f"{n} {name if n == 1 else plurals[name]}" for name, n in sorted(counts.items())
     )
     return f"Still referred to by {kinds}: change or delete those first."
+
+
+def _unique_violation(exc: IntegrityError) -> bool:
+    """A write that lost a race: its checks passed, then another took the value."""
+    cause = exc.__cause__
+    return (
+        getattr(cause, "sqlstate", None) == "23505"  # PostgreSQL
+        or getattr(cause, "sqlite_errorname", None) == "SQLITE_CONSTRAINT_UNIQUE"
+    )
+
+
+def _taken(exc: IntegrityError) -> str:
+    cause = exc.__cause__
+    detail = getattr(getattr(cause, "diag", None), "message_detail", None)
+    if detail:  # PostgreSQL: "Key (slug)=(graphs) already exists."
+        fields = re.findall(r"Key \((.+?)\)=", detail)
+    else:  # SQLite: "UNIQUE constraint failed: directory_topic.slug"
+        fields = [c.rpartition(".")[2] for c in str(exc).partition(": ")[2].split(", ")]
+    named = ", ".join(f for f in fields if f) or "unique value"
+    return (
+        f"Another record with the same {named} was saved at the same time as this "
+        "one: GET it, or send yours again with another value."
+    )
 
 
 class PreconditionFailed(exceptions.APIException):

@@ -1,9 +1,17 @@
 """Every write to the directory invalidates what the cache remembers of it: saves
 and deletes through their signals, bulk updates and bulk writers too."""
 
+import io
+import os
 import re
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -112,3 +120,91 @@ def test_the_background_recount_serves_pages_and_api_lists_alike(client):
     api = {"facets": "year,venue,topic", "page_size": 50}
     assert facets_counted(client, "/api/publications/", api) == []
     assert facets_counted(client, "/api/people/", {"facets": "topic,role"}) == []
+
+
+WORK = str(Path(__file__).parents[1] / "sources" / "samples" / "openalex_work.json")
+BASE_DIR = Path(__file__).resolve().parents[2]
+
+
+def _paper_from_openalex(**fields) -> Publication:
+    return factories.publication(
+        title="Sparse Attention for Long Documents",
+        doi="10.1145/3580305.3599999",
+        year=2023,
+        cited_by_count=1,
+        **fields,
+    )
+
+
+def _counts(client) -> dict[str, int]:
+    rows = client.get("/api/publications/").json()["results"]
+    return {row["title"]: row["cited_by_count"] for row in rows}
+
+
+def test_refreshed_citation_counts_change_the_etag_and_the_cached_list(client):
+    pub = _paper_from_openalex()
+    url = f"/api/publications/{pub.slug}/"
+    before = client.get(url)
+    assert _counts(client) == {pub.title: 1}
+    call_command("import_openalex", WORK, stdout=io.StringIO())
+    assert Publication.objects.get(pk=pub.pk).cited_by_count == 42
+    after = client.get(url)
+    assert after.json()["cited_by_count"] == 42
+    assert after["ETag"] != before["ETag"]
+    assert after["Last-Modified"] >= before["Last-Modified"]
+    assert _counts(client) == {pub.title: 42}
+
+
+def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    # Another process, as a command or a second web worker is: about 2 s to start.
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=BASE_DIR,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "DATA_VERSION_FILE": str(settings.DATA_VERSION_FILE),
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+
+def test_a_write_in_another_process_starts_a_new_version_here(tmp_path):
+    before = data_version()
+    assert remember(["probe"], lambda: "old") == "old"
+    _manage(
+        "shell",
+        "-c",
+        "from core.cache import invalidate; invalidate()",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'elsewhere.sqlite3'}",
+    )
+    assert data_version() > before
+    assert remember(["probe"], lambda: "new") == "new"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_command_in_another_process_reaches_the_cached_api_list(client):
+    if connection.vendor != "postgresql":
+        pytest.skip("another process cannot open SQLite's in-memory test database")
+    pub = _paper_from_openalex()
+    assert _counts(client) == {pub.title: 1}
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    _manage("import_openalex", WORK, DATABASE_URL=url)
+    assert _counts(client) == {pub.title: 42}
+
+
+def test_the_version_check_costs_no_query_and_microseconds(
+    django_assert_num_queries,
+):
+    data_version()
+    with django_assert_num_queries(0):
+        data_version()
+    start = time.perf_counter()
+    for _ in range(1000):
+        data_version()
+    assert (time.perf_counter() - start) / 1000 < 0.001

@@ -1,11 +1,13 @@
 """The group the directory is about: a record, shown wherever its name belongs."""
 
+import io
 import json
 import re
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
+from PIL import Image
 
 from core.models import Lab
 from core.unavailable import service_unavailable
@@ -138,3 +140,17 @@ def test_the_503_page_without_a_cached_lab_names_none(
     with django_assert_num_queries(0):
         page = service_unavailable(rf.get("/")).content.decode()
     assert "This directory cannot reach its data" in page
+
+
+def test_a_replaced_logo_is_deleted_once_saved(lab, django_capture_on_commit_callbacks):
+    picture = io.BytesIO()
+    Image.new("RGB", (40, 20), (0, 90, 200)).save(picture, "PNG")
+    lab.logo = SimpleUploadedFile("logo.png", picture.getvalue())
+    lab.save()
+    old = lab.logo.name
+    with django_capture_on_commit_callbacks(execute=True):
+        lab.logo = SimpleUploadedFile("logo.png", picture.getvalue())
+        lab.save()
+    assert lab.logo.name != old
+    assert lab.logo.storage.exists(lab.logo.name)
+    assert not lab.logo.storage.exists(old)

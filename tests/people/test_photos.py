@@ -129,6 +129,20 @@ def _png_declaring(width: int, height: int) -> bytes:
     )
 
 
+def _png_with_trailing_text(kind: bytes) -> bytes:
+    """A small PNG with, after its pixels, a text chunk that inflates to 20 MiB."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    png = _encode(_picture(), "PNG")
+    header = b"Comment\x00\x00" if kind == b"zTXt" else b"Comment\x00\x01\x00\x00\x00"
+    bomb = chunk(kind, header + zlib.compress(b"\x00" * (20 << 20), 9))
+    iend = png[-12:]
+    return png[:-12] + bomb + iend
+
+
 SVG = (
     b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)">'
     b"<script>alert(2)</script></svg>"
@@ -212,6 +226,19 @@ REFUSED: dict[str, tuple[str, str, Build, str]] = {
         "image/png",
         lambda: _png_declaring(8000, 8000),
         "8000×8000 pixels; the limit is 40,000,000 pixels",
+    ),
+    # Text after the pixels is read only once they are decoded.
+    "png-ztxt-bomb-after-idat": (
+        "photo.png",
+        "image/png",
+        lambda: _png_with_trailing_text(b"zTXt"),
+        "more metadata than allowed",
+    ),
+    "png-itxt-bomb-after-idat": (
+        "photo.png",
+        "image/png",
+        lambda: _png_with_trailing_text(b"iTXt"),
+        "more metadata than allowed",
     ),
     # 400 megapixels: Pillow refuses to open it at all.
     "decompression-bomb": (
@@ -382,11 +409,10 @@ def test_a_photo_over_the_byte_cap_is_refused_with_the_limit(
     assert _media_files(settings) == []
 
 
-def test_a_refused_upload_on_the_change_form_keeps_the_current_photo(
-    admin_client_logged_in, settings
-):
+def _member_with_a_photo(client) -> tuple[Person, str]:
+    """Add a member with a photo through the admin; the member and their change URL."""
     first = _post_photo(
-        admin_client_logged_in,
+        client,
         _add_url(),
         filename="first.png",
         content=_encode(_picture(), "PNG"),
@@ -394,8 +420,14 @@ def test_a_refused_upload_on_the_change_form_keeps_the_current_photo(
     )
     assert first.status_code == 302
     person = Person.objects.get(slug="grace-hopper")
+    return person, reverse("admin:people_person_change", args=[person.pk])
+
+
+def test_a_refused_upload_on_the_change_form_keeps_the_current_photo(
+    admin_client_logged_in, settings
+):
+    person, change = _member_with_a_photo(admin_client_logged_in)
     kept = sorted(_media_files(settings))
-    change = reverse("admin:people_person_change", args=[person.pk])
 
     response = _post_photo(
         admin_client_logged_in,
@@ -459,3 +491,58 @@ def test_served_photos_are_images_the_browser_must_not_sniff(
         assert served.status_code == 200
         assert served["Content-Type"] == "image/jpeg"
         assert served["X-Content-Type-Options"] == "nosniff"
+
+
+def test_a_replaced_photo_and_its_thumbnail_are_deleted_once_saved(
+    admin_client_logged_in, settings, django_capture_on_commit_callbacks
+):
+    person, change = _member_with_a_photo(admin_client_logged_in)
+    old = sorted(_media_files(settings))
+    assert len(old) == 2
+
+    with django_capture_on_commit_callbacks(execute=True):
+        second = _post_photo(
+            admin_client_logged_in,
+            change,
+            filename="second.jpg",
+            content=_encode(_noise(SIZE), "JPEG"),
+            content_type="image/jpeg",
+        )
+
+    assert second.status_code == 302
+    person.refresh_from_db()
+    kept = sorted(_media_files(settings))
+    assert kept == sorted(
+        Path(settings.MEDIA_ROOT) / name
+        for name in (person.photo.name, person.photo_thumbnail.name)
+    )
+    assert not set(old) & set(kept)
+    for path in old:
+        url = "/media/" + str(path.relative_to(settings.MEDIA_ROOT))
+        assert admin_client_logged_in.get(url).status_code == 404
+
+
+def test_a_photo_shared_with_another_record_is_not_deleted(
+    db, settings, django_capture_on_commit_callbacks
+):
+    upload = SimpleUploadedFile("a.png", _encode(_picture(), "PNG"))
+    ada = factories.person(photo=upload)
+    twin = factories.person(
+        photo=ada.photo.name, photo_thumbnail=ada.photo_thumbnail.name
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        ada.photo = SimpleUploadedFile("b.png", _encode(_noise(SIZE), "PNG"))
+        ada.save()
+    assert twin.photo.storage.exists(twin.photo.name)
+    assert twin.photo.storage.exists(twin.photo_thumbnail.name)
+
+
+def test_a_cleared_photo_is_deleted(db, settings, django_capture_on_commit_callbacks):
+    ada = factories.person(
+        photo=SimpleUploadedFile("a.png", _encode(_picture(), "PNG"))
+    )
+    assert len(_media_files(settings)) == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        ada.photo = ""
+        ada.save()
+    assert _media_files(settings) == []

@@ -12,6 +12,7 @@ from people.models import Person, PersonSearchDocument
 from publications.models import Publication, PublicationSearchDocument
 from publications.services import publication_import_bibtex
 from search.engines import get_engine
+from search.models import SearchTerm
 from search.query import parse
 from tests import factories
 
@@ -377,3 +378,23 @@ def test_deleting_a_record_writes_no_search_document_for_it(db):
     ]
     assert written == []
     assert not PublicationSearchDocument.objects.filter(pk__in=[p.pk for p in papers])
+
+
+def test_a_word_removed_from_a_bio_is_no_longer_suggested(client, db):
+    member = factories.person(bio="Works on holography and lasers.")
+    factories.person(bio="Studies lasers.")
+    assert get_engine().suggest(parse("holograhpy")).phrase == "holography"
+    member.bio = "Works on lasers."
+    member.save()
+    assert get_engine().suggest(parse("holograhpy")) is None
+    response = client.get("/people/", {"q": "holograhpy"})
+    assert response.context["corrected_from"] is None
+
+
+def test_a_full_rebuild_forgets_words_no_document_has(db):
+    member = factories.person(bio="Works on holography.")
+    member.bio = "Works on lasers."
+    member.save()
+    call_command("rebuild_search_index", stdout=io.StringIO())
+    assert not SearchTerm.objects.filter(word="holography").exists()
+    assert SearchTerm.objects.filter(word="lasers").exists()

@@ -188,3 +188,94 @@ def test_staff_who_may_only_view_are_offered_no_decision(
     decide = reverse("admin:sources_candidate_decide", args=[queued[0].pk])
     assert client.get(decide).status_code in (403, 405)
     assert Candidate.objects.get(pk=queued[0].pk).status == "pending"
+
+
+def _reviewer(client, django_user_model, *codenames: str, username="reviewer"):
+    """Log in staff holding exactly these permissions, and "change candidate"."""
+    user = django_user_model.objects.create_user(
+        username, password="pw-long-enough-1", is_staff=True
+    )
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["view_candidate", "change_candidate", *codenames]
+        )
+    )
+    client.force_login(user)
+    return user
+
+
+def test_a_reviewer_without_publication_rights_creates_no_paper(
+    client, django_user_model, queued
+):
+    _reviewer(client, django_user_model, "add_education")
+    response = _post(client, "accept_selected", queued)
+    assert not Publication.objects.exists()
+    assert Education.objects.count() == 1
+    papers = Candidate.objects.filter(target="publication")
+    assert set(papers.values_list("status", flat=True)) == {"pending"}
+    assert "Not accepted, you may not write them:" in response.text
+    assert "Learning to Fold (2022)" in response.text
+    assert Candidate.objects.get(target="education").status == "accepted"
+
+
+def test_a_reviewer_without_person_rights_renames_nobody(
+    client, django_user_model, queued
+):
+    member = factories.person(display_name="Ada Old", orcid="")
+    candidate = Candidate.objects.create(
+        kind="update",
+        target="person",
+        person=member,
+        object_id=member.pk,
+        source="orcid",
+        label="Ada Old",
+        values={},
+        diff=[
+            {
+                "field": "display_name",
+                "current": "Ada Old",
+                "proposed": "Ada New",
+                "edited": False,
+            },
+            {
+                "field": "orcid",
+                "current": "",
+                "proposed": "0000-0001-5109-3700",
+                "edited": False,
+            },
+        ],
+        fingerprint="x" * 64,
+    )
+    _reviewer(client, django_user_model, "view_person")
+    _post(client, "accept_selected", [candidate])
+    assert _decide(client, candidate, "_accept").status_code == 302
+    member.refresh_from_db()
+    assert (member.display_name, member.orcid) == ("Ada Old", "")
+    assert Candidate.objects.get(pk=candidate.pk).status == "pending"
+    assert 'name="_accept"' not in _page(client, candidate).text
+
+    client.logout()
+    _reviewer(client, django_user_model, "change_person", username="editor")
+    assert 'name="_accept"' in _page(client, candidate).text
+    response = _decide(client, candidate, "_accept")
+    assert "1 candidate accepted." in client.get(response["Location"]).text
+    member.refresh_from_db()
+    assert member.display_name == "Ada New"
+
+
+def test_a_reviewer_needs_change_publication_to_update_a_paper(
+    client, django_user_model, queued
+):
+    pub = factories.publication(
+        title="Learning to fold", year=2022, doi="10.1000/jml.2022.17"
+    )
+    call_command(
+        "import_orcid", str(SAMPLES / "orcid_record.json"), stdout=io.StringIO()
+    )
+    update = Candidate.objects.get(kind="update", object_id=pub.pk)
+    _reviewer(client, django_user_model, "add_publication")
+    response = _post(client, "accept_selected", [update])
+    assert f"may not write them: “{update.label}”" in response.text
+    pub.refresh_from_db()
+    assert pub.title == "Learning to fold"
+    assert Candidate.objects.get(pk=update.pk).status == "pending"
