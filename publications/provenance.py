@@ -84,6 +84,22 @@ FIELDS: FieldSources = {
         **SEARCH_TEXT,
         "publication": (ROW_OWNER,),
     },
+    # A large BibTeX file staff uploaded, while its preview and import run as
+    # jobs: shown only to its uploader in the admin.
+    publications.BibtexUpload: {
+        name: (hidden("an upload in progress, for staff in the admin"),)
+        for name in (
+            "source",
+            "text",
+            "person",
+            "keep_private",
+            "skip_invalid",
+            "confirmed",
+            "report_html",
+            "requested_by",
+            "created_at",
+        )
+    },
 }
 
 

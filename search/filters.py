@@ -367,10 +367,37 @@ class FacetedFilterSet(django_filters.FilterSet):
             return None
         return self.filter_queryset(self.queryset.all(), without=name)
 
+    def _counted(
+        self, names: list[str], limit: int, selections: dict[str, set[str]]
+    ) -> dict[str, list[tuple[str, str, int]]]:
+        """(value, label, count) of each facet's most frequent values, and of every
+        selected one whatever its rank: only these are kept (and cached), however
+        many values a facet has. Counted through the joins, or from the counts
+        kept on write (search.facet_counts) where they serve."""
+        rows: dict[str, list[dict]] = {name: [] for name in names}
+        kept_here = [n for n in names if self._counted_on_write(n)]
+        live = [n for n in names if n not in kept_here]
+        for row in self.facet_query(live) if live else ():
+            rows[row["facet"]].append(row)
+        if kept_here:
+            rows |= facet_counts.counts(
+                self.queryset.model,
+                {name: self._narrowed(name) for name in kept_here},
+                limit=limit,
+                selected=selections,
+            )
+        kept = {}
+        for name in names:
+            options = self.facets[name].options(rows[name])
+            kept[name] = options[:limit] + [
+                o for o in options[limit:] if o[0] in selections[name]
+            ]
+        return kept
+
     def facet_results(
         self, names: list[str] | None = None, limit: int = FACET_LIMIT
     ) -> list[FacetResult]:
-        """Every facet's counts in one query (a UNION ALL of grouped counts)."""
+        """Every facet's counts, each remembered for the data version."""
         if self.is_bound:
             self.errors  # noqa: B018
         wanted = [n for n in self.facets if names is None or n in names]
@@ -383,27 +410,7 @@ class FacetedFilterSet(django_filters.FilterSet):
         }
 
         def compute(names: list[str]) -> dict[str, list[tuple[str, str, int]]]:
-            rows: dict[str, list[dict]] = {name: [] for name in names}
-            kept_here = [n for n in names if self._counted_on_write(n)]
-            live = [n for n in names if n not in kept_here]
-            for row in self.facet_query(live) if live else ():
-                rows[row["facet"]].append(row)
-            if kept_here:
-                rows |= facet_counts.counts(
-                    self.queryset.model,
-                    {name: self._narrowed(name) for name in kept_here},
-                    limit=limit,
-                    selected=selections,
-                )
-            # The most frequent values, and every selected one, whatever its rank:
-            # only these are kept (and cached), however many values a facet has.
-            kept = {}
-            for name in names:
-                options = self.facets[name].options(rows[name])
-                kept[name] = options[:limit] + [
-                    o for o in options[limit:] if o[0] in selections[name]
-                ]
-            return kept
+            return self._counted(names, limit, selections)
 
         # Each facet is remembered on its own, so that a page and an API request
         # asking for some of its facets share their counts (when they filter the

@@ -1,3 +1,4 @@
+import threading
 from pathlib import Path
 
 import pytest
@@ -468,25 +469,40 @@ def test_a_preview_of_a_macro_bomb_lists_the_entry_not_a_server_error(
 
 @pytest.fixture
 def large(monkeypatch, no_broker):
-    """Files of any size previewed and imported as jobs (run here: no broker)."""
+    """Files of any size previewed and imported as jobs (run here: no broker, so
+    each in a thread of this process once its request commits)."""
     monkeypatch.setattr("publications.admin.IN_REQUEST_BYTES", 0)
 
 
+def jobs_done(timeout: float = 10) -> None:
+    """Wait for the jobs the threads of this process run (joined, not polled: a
+    read of the in-memory test database would lock the tables they write)."""
+    for thread in threading.enumerate():
+        if thread.name.startswith("job-"):
+            thread.join(timeout)
+            assert not thread.is_alive(), "a job did not end"
+
+
+# The jobs' threads read what the requests wrote: the requests commit.
+@pytest.mark.django_db(transaction=True)
 def test_a_large_file_is_previewed_then_imported_by_jobs(admin_client_logged_in, large):
     response = preview(admin_client_logged_in, "macros.bib")
     assert response.status_code == 302
+    jobs_done()
     page = admin_client_logged_in.get(response["Location"])
     html = page.content.decode()
     assert "To create (4)" in html and 'value="Confirm import"' in html
     assert Publication.objects.count() == 0
     done = admin_client_logged_in.post(response["Location"], {"skip_invalid": "0"})
     assert done.status_code == 302
+    jobs_done()
     assert Publication.objects.filter(source_file="macros.bib").count() == 4
     html = admin_client_logged_in.get(done["Location"]).content.decode()
     assert "macros.bib: 4 created" in html
     assert BibtexUpload.objects.get().text == ""  # not kept once imported
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_large_file_holds_to_the_same_bounds(admin_client_logged_in, large):
     from tests.publications.test_import_bibtex import doubling_macros
 
@@ -494,6 +510,7 @@ def test_a_large_file_holds_to_the_same_bounds(admin_client_logged_in, large):
     response = admin_client_logged_in.post(
         URL, {"file": upload("bomb.bib", bomb.encode())}
     )
+    jobs_done()
     html = admin_client_logged_in.get(response["Location"]).content.decode()
     assert "which is longer than 100,000 characters once expanded" in html
 
