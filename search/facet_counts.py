@@ -136,7 +136,7 @@ def store(kind: str, ids: Iterable[int], live: set[int]) -> None:
         ).values_list("pk", "record_id", "facet", "value")
         old.update({(record, facet, value): pk for pk, record, facet, value in rows})
     gone = [pk for row, pk in old.items() if row not in new]
-    added = [row for row in new if row not in old]
+    added = sorted(row for row in new if row not in old)
     if not gone and not added:
         return
     delta = Counter((facet, value) for _, facet, value in added)
@@ -163,7 +163,7 @@ def _add(kind: str, changed: dict[tuple[str, str], int]) -> None:
     """Add to the counts in one statement per thousand: an upsert, so that two
     writers adding to the same new value both count."""
     table = FacetCount._meta.db_table
-    rows = [(kind, facet, value, n) for (facet, value), n in changed.items()]
+    rows = [(kind, facet, value, n) for (facet, value), n in sorted(changed.items())]
     with connection.cursor() as cursor:
         for start in range(0, len(rows), 1000):
             chunk = rows[start : start + 1000]

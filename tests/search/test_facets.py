@@ -351,7 +351,7 @@ def _live(filterset) -> dict:
     }
 
 
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=15)
 @given(writes=WRITES)
 def test_counts_kept_on_write_equal_a_recount(dataset, writes):
     with transaction.atomic():
