@@ -332,8 +332,9 @@ class Lab(models.Model):
         return self.kind == self.Kind.GROUP
 
 
-def _rebuild_closure(sender, **kwargs) -> None:
-    TopicClosure.rebuild()
+def _rebuild_closure(sender, raw: bool = False, **kwargs) -> None:
+    if not raw:  # loaddata brings the closure's own rows
+        TopicClosure.rebuild()
 
 
 # Connected when the models load, before any app's ready() connects its own.
