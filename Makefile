@@ -110,7 +110,8 @@ backup: setup
 		--exclude publications.publicationsearchdocument \
 		--exclude events.eventsearchdocument --exclude search.embedding \
 		--exclude people.similarperson --exclude people.stalesimilarity \
-		--exclude people.persontopic \
+		--exclude people.persontopic --exclude search.facetvalue \
+		--exclude search.facetcount \
 		--indent 1 -o $(BACKUP)
 	@echo "Wrote $(BACKUP)"
 
