@@ -208,3 +208,28 @@ def test_the_version_check_costs_no_query_and_microseconds(
     for _ in range(1000):
         data_version()
     assert (time.perf_counter() - start) / 1000 < 0.001
+
+
+def test_a_shared_version_file_that_is_reset_or_unwritable_never_fails_a_request(
+    settings, tmp_path, caplog
+):
+    from core import cache as core_cache
+
+    settings.DATA_VERSION_FILE = tmp_path / "data-version"
+    core_cache._advance_shared()
+    core_cache._advance_shared()
+    assert core_cache._shared_version() == 2
+    before = data_version()
+    # The file replaced by an older one (a restored backup of var/): every cached
+    # result is of an older version from then on.
+    settings.DATA_VERSION_FILE.write_bytes(b"1")
+    core_cache._shared_version()
+    assert data_version() > before
+    # A file that cannot be written: the write goes on, and says so in the log.
+    settings.DATA_VERSION_FILE = Path("/dev/null/data-version")
+    core_cache._advance_shared()
+    assert "could not be shared" in caplog.text
+    # No file: the cache's counter alone.
+    settings.DATA_VERSION_FILE = None
+    core_cache._advance_shared()
+    assert core_cache._shared_version() == 0

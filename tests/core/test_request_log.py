@@ -101,3 +101,26 @@ def test_control_characters_are_escaped_but_a_traceback_keeps_its_lines():
     first, *rest = text.splitlines()
     assert first == "ERROR user a\\x1b[31mb\\u2028c\\td"
     assert rest[0].startswith("Traceback") and "ValueError: boom" in rest[-1]
+
+
+def test_a_json_line_holds_a_forged_line_and_a_traceback_as_data():
+    from core.request_log import JsonFormatter
+
+    try:
+        raise ValueError("broken\nFAKE 200")
+    except ValueError:
+        record = logging.LogRecord(
+            "core.requests",
+            logging.ERROR,
+            __file__,
+            1,
+            "GET %s",
+            ("/x\nFAKE",),
+            sys.exc_info(),
+        )
+    record.request_id, record.status, record.path = "abc", 500, "/x\nFAKE"
+    line = JsonFormatter().format(record)
+    assert "\n" not in line
+    parsed = json.loads(line)
+    assert parsed["message"] == "GET /x\nFAKE" and parsed["status"] == 500
+    assert parsed["request_id"] == "abc" and "FAKE 200" in parsed["exception"]

@@ -16,6 +16,7 @@ from people.models import Person
 from publications.filters import PublicationFilter
 from publications.models import Authorship, Publication, Venue
 from search import facet_counts
+from search.facets import Facet
 from search.indexing import deferred
 from search.models import FacetCount, FacetValue
 from tests import factories
@@ -385,3 +386,73 @@ def test_counts_kept_on_write_equal_a_recount(dataset, writes):
                 }
                 assert got == _live(live), (kind, data)
         transaction.set_rollback(True)
+
+
+def _stored(kind: str) -> tuple[set, dict]:
+    values = set(
+        FacetValue.objects.filter(kind=kind).values_list("record_id", "facet", "value")
+    )
+    counts = {
+        (f, v): n
+        for f, v, n in FacetCount.objects.filter(kind=kind).values_list(
+            "facet", "value", "n"
+        )
+    }
+    return values, counts
+
+
+@pytest.mark.parametrize("part", [False, True])
+def test_many_records_at_once_are_written_by_the_database_itself(
+    dataset, monkeypatch, part
+):
+    """A rebuild or a generated lab (from 2,000 records on: here from 1) writes
+    the values with INSERT … SELECT, for all records or a part, then recounts."""
+    before = _stored("publication")
+    ids = list(Publication.objects.values_list("pk", flat=True))
+    monkeypatch.setattr(facet_counts, "_RECOUNT_FROM", 1)
+    monkeypatch.setattr(facet_counts, "_CHUNK", 7)
+    facet_counts.drop("publication")
+    facet_counts.store("publication", ids, set(ids[: len(ids) // 2] if part else ids))
+    if not part:
+        assert _stored("publication") == before
+        return
+    values, counts = _stored("publication")
+    assert values == {row for row in before[0] if row[0] in ids[: len(ids) // 2]}
+    assert counts == Counter((f, v) for _, f, v in values)
+    # Many changed counts at once are recounted in one statement too.
+    facet_counts.store("publication", ids, set(ids))
+    assert _stored("publication") == before
+
+
+def test_of_a_facet_with_many_values_the_most_frequent_and_the_selected_are_read(
+    dataset,
+):
+    for data in ("author=p5", "author=p5&year=2022", ""):
+        kept = PublicationFilter(QueryDict(data), queryset=Publication.objects.all())
+        live = PublicationFilter(QueryDict(data), queryset=Publication.objects.all())
+        got = {
+            r.name: [(o.value, o.label, o.count) for o in r.options]
+            for r in kept.facet_results(limit=2)
+        }
+        live._counted_on_write = lambda name: False
+        assert got == {
+            r.name: [(o.value, o.label, o.count) for o in r.options]
+            for r in live.facet_results(limit=2)
+        }
+        if data:
+            assert "p5" in [value for value, _, _ in got["author"]]
+
+
+def test_a_facet_path_that_is_not_a_relation_is_counted_by_its_value():
+    assert facet_counts.path_of(Publication, Facet("X", "year")).key == "year"
+    assert facet_counts.path_of(Publication, Facet("X", "extra__slug")).model is None
+    venue = facet_counts.path_of(
+        Publication, Facet("V", "venue__slug", label_path="venue__name")
+    )
+    assert (venue.key, venue.model, venue.value_field, venue.label_fields) == (
+        "venue__pk",
+        Venue,
+        "slug",
+        ("name",),
+    )
+    assert not facet_counts.kept(Topic, "topic")
