@@ -64,6 +64,9 @@ def test_the_authors_table_fits_and_its_controls_reorder_the_authors(staff_page)
     for name in ("name", "person"):
         cell = page.locator(f"#authorships-0 td.field-{name}").bounding_box()
         assert cell["width"] >= 150, f"the {name} column is squeezed"
+    # The rows' hidden version column shows nothing, not even its heading.
+    heading = page.locator("fieldset.authors thead").bounding_box()
+    assert heading["height"] < 90, "a heading is written one letter per line"
 
     # A swap with the buttons, then a new author added at the end and moved first.
     page.locator("#authorships-0").get_by_role("button", name="Move down").click()
