@@ -28,7 +28,7 @@ from django.utils.module_loading import autodiscover_modules
 
 from search.facets import Facet
 from search.models import FacetCount, FacetValue
-from search.registry import searchables
+from search.registry import searchable_for, searchables
 
 # From this many changed counts on, a kind's counts are recounted in one statement.
 _RECOUNT_FROM = 2000
@@ -93,10 +93,10 @@ def path_of(model: type[models.Model], facet: Facet) -> Path:
 
 
 def _kind_of(model: type[models.Model]) -> str | None:
-    for kind, searchable in searchables().items():
-        if searchable.model._meta.label == model._meta.label:
-            return kind
-    return None
+    try:
+        return searchable_for(model).kind
+    except LookupError:
+        return None
 
 
 def _values(model, facets: dict[str, Facet], ids: list[int]) -> set[tuple]:
